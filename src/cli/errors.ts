@@ -1,0 +1,11 @@
+/** An error the user caused (bad usage or input): exit status 2 with a one-line reason. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** Exit status for an error: 2 for bad usage or input, 1 for a failure of the work itself. */
+export function exitCodeFor(error: unknown): number {
+  const name = (error as { name?: string })?.name;
+  const inputErrors = ["UsageError", "WorkspaceError", "ConfigError", "NotIndexedError", "CommanderError"];
+  return name && inputErrors.includes(name) ? 2 : 1;
+}

@@ -1,0 +1,41 @@
+import { loadConfig, type UmbraConfig } from "../config/config.js";
+import { ProgressLine, formatProgress } from "./progress.js";
+import type { IndexProgress } from "../index/indexer.js";
+
+/** Configuration for a command run against `root`. */
+export function configFor(root: string): UmbraConfig {
+  return loadConfig({ workspaceRoot: root });
+}
+
+/** Progress and warning callbacks that draw on the terminal and print warnings on stderr. */
+export function terminalReporter(): {
+  onProgress: (progress: IndexProgress) => void;
+  onWarning: (message: string) => void;
+  done: () => void;
+} {
+  const line = new ProgressLine();
+  return {
+    onProgress: (p) => line.update(formatProgress(p.phase, p.done, p.total)),
+    onWarning: (message) => {
+      line.done();
+      process.stderr.write(`umbra: ${message}\n`);
+    },
+    done: () => line.done(),
+  };
+}
+
+/** An AbortSignal that fires on the first Ctrl-C (a second one exits at once). */
+export function interruptSignal(): AbortSignal {
+  const controller = new AbortController();
+  process.once("SIGINT", () => {
+    process.stderr.write("\numbra: interrupting after the current batch (Ctrl-C again to quit now)\n");
+    controller.abort();
+    process.once("SIGINT", () => process.exit(130));
+  });
+  process.once("SIGTERM", () => controller.abort());
+  return controller.signal;
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

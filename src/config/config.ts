@@ -1,0 +1,130 @@
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { z } from "zod";
+
+/** Embedder settings: the built-in code model, an OpenAI-compatible endpoint, or a local ONNX model. */
+const embedderSchema = z.discriminatedUnion("provider", [
+  z.object({ provider: z.literal("code-model"), dimensions: z.number().int().min(8).max(1024).default(256) }),
+  z.object({
+    provider: z.literal("openai"),
+    baseUrl: z.string().url(),
+    model: z.string().min(1),
+    apiKeyEnv: z.string().default("UMBRA_EMBEDDINGS_API_KEY"),
+    dimensions: z.number().int().positive().optional(),
+  }),
+  z.object({ provider: z.literal("onnx"), dir: z.string().min(1) }),
+]);
+
+const configSchema = z.object({
+  index: z
+    .object({
+      maxFileBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(1024 * 1024),
+      excludeDirs: z.array(z.string()).optional(),
+      chunkTokens: z.number().int().min(50).max(4000).default(400),
+      embedder: embedderSchema.default({ provider: "code-model", dimensions: 256 }),
+      batchSize: z.number().int().positive().default(64),
+      filesPerBatch: z.number().int().positive().default(200),
+    })
+    .default({}),
+  watch: z
+    .object({
+      intervalMs: z
+        .number()
+        .int()
+        .positive()
+        .default(5 * 60_000),
+      debounceMs: z.number().int().nonnegative().default(300),
+    })
+    .default({}),
+});
+
+export type UmbraConfig = z.infer<typeof configSchema>;
+export type EmbedderConfig = z.infer<typeof embedderSchema>;
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+type Json = { [key: string]: unknown };
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Deep merge of plain objects; later layers win, arrays are replaced. */
+export function mergeLayers(...layers: Json[]): Json {
+  const out: Json = {};
+  for (const layer of layers) {
+    for (const [key, value] of Object.entries(layer)) {
+      const current = out[key];
+      out[key] = isObject(current) && isObject(value) ? mergeLayers(current, value) : value;
+    }
+  }
+  return out;
+}
+
+function readJsonLayer(file: string): Json {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw new ConfigError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!isObject(parsed)) throw new ConfigError(`${file} must hold a JSON object`);
+  return parsed;
+}
+
+/** Settings taken from `UMBRA_*` environment variables. */
+export function environmentLayer(env: NodeJS.ProcessEnv): Json {
+  const index: Json = {};
+  if (env.UMBRA_MAX_FILE_BYTES) index.maxFileBytes = Number(env.UMBRA_MAX_FILE_BYTES);
+  if (env.UMBRA_EMBEDDINGS_BASE_URL) {
+    index.embedder = {
+      provider: "openai",
+      baseUrl: env.UMBRA_EMBEDDINGS_BASE_URL,
+      model: env.UMBRA_EMBEDDINGS_MODEL ?? "",
+    };
+  } else if (env.UMBRA_EMBEDDINGS_ONNX_DIR) {
+    index.embedder = { provider: "onnx", dir: env.UMBRA_EMBEDDINGS_ONNX_DIR };
+  }
+  return Object.keys(index).length > 0 ? { index } : {};
+}
+
+export interface LoadConfigOptions {
+  workspaceRoot?: string;
+  env?: NodeJS.ProcessEnv;
+  flags?: Json;
+}
+
+/**
+ * The effective configuration: built-in defaults < `~/.config/umbra/config.json` <
+ * `<workspace>/.umbra/config.json` < `UMBRA_*` environment < command-line flags.
+ */
+export function loadConfig(options: LoadConfigOptions = {}): UmbraConfig {
+  const env = options.env ?? process.env;
+  const configHome = env.XDG_CONFIG_HOME ?? join(homedir(), ".config");
+  const userFile = join(configHome, "umbra", "config.json");
+  const layers = [readJsonLayer(userFile)];
+  if (options.workspaceRoot) layers.push(readJsonLayer(join(options.workspaceRoot, ".umbra", "config.json")));
+  layers.push(environmentLayer(env), options.flags ?? {});
+  const result = configSchema.safeParse(mergeLayers(...layers));
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new ConfigError(
+      `invalid configuration at ${issue?.path.join(".") ?? "?"}: ${issue?.message ?? "?"}`,
+    );
+  }
+  return result.data;
+}

@@ -1,0 +1,139 @@
+/**
+ * Chunking of one file into pieces for the index: syntax-aware for languages with a tree-sitter grammar,
+ * by headings for markdown, by paragraphs and lines for everything else (see split.ts for the algorithm).
+ *
+ * Guarantees: chunks are in file order, their line ranges never overlap (several pieces of one
+ * over-long line share that line), and together they cover every non-blank line. A chunk's `text` is
+ * its lines joined with "\n" (line endings normalised, no trailing newline), preceded by the carried
+ * signature lines when it is a later piece of a split definition; `hash` is the sha256 of `text`.
+ */
+import { createHash } from "node:crypto";
+import { detectLanguage, languageSpec } from "./languages.js";
+import { getParser } from "./parser.js";
+import { markdownRoot, paragraphRoot, type Section } from "./sections.js";
+import { type Segment, Splitter } from "./split.js";
+import { syntaxRoot } from "./syntax.js";
+
+export interface Chunk {
+  /** The path given to `chunkFile`, unchanged. */
+  path: string;
+  /** 1-based, inclusive. */
+  startLine: number;
+  endLine: number;
+  language: string;
+  /** Names of the enclosing definitions joined by " > " (e.g. "Invoice > total"); "" at top level. */
+  symbol: string;
+  /** sha256 (hex) of `text`. */
+  hash: string;
+  text: string;
+}
+
+export interface ChunkOptions {
+  /** Budget per chunk in estimated tokens (see tokens.ts). Default 400. */
+  maxTokens?: number;
+  /**
+   * Pieces under this many tokens that hold no definition of their own are folded into a neighbour
+   * when the result stays within maxTokens + minTokens. Default maxTokens / 8.
+   */
+  minTokens?: number;
+}
+
+export const DEFAULT_MAX_TOKENS = 400;
+
+/** Files larger than this are chunked by lines: a syntax tree of them would cost too much memory. */
+const MAX_PARSE_LENGTH = 4 * 1024 * 1024;
+
+interface Prepared {
+  lines: string[];
+  blank: boolean[];
+}
+
+function prepare(content: string): Prepared {
+  const text = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
+  const lines = text.split(/\r\n|\r|\n/);
+  const blank = lines.map((line) => line.trim() === "");
+  return { lines, blank };
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+function toChunks(path: string, language: string, lines: readonly string[], segments: Segment[]): Chunk[] {
+  return segments.map((segment) => {
+    const body = segment.cut
+      ? (lines[segment.start] ?? "").slice(segment.cut.from, segment.cut.to)
+      : lines.slice(segment.start, segment.end + 1).join("\n");
+    const carry = segment.frames
+      .map((frame) => frame.text)
+      .filter((text) => text.length > 0)
+      .join("\n");
+    const text = carry ? `${carry}\n${body}` : body;
+    return {
+      path,
+      startLine: segment.start + 1,
+      endLine: segment.end + 1,
+      language,
+      symbol: segment.symbol,
+      hash: sha256(text),
+      text,
+    };
+  });
+}
+
+function limits(options: ChunkOptions): { max: number; min: number } {
+  const max = Math.max(1, Math.floor(options.maxTokens ?? DEFAULT_MAX_TOKENS));
+  const min = Math.max(0, Math.floor(options.minTokens ?? max / 8));
+  return { max, min: Math.min(min, max) };
+}
+
+/** Chunks a text by paragraphs and lines, without any syntax (also the fallback of `chunkFile`). */
+export function lineChunks(
+  path: string,
+  content: string,
+  options: ChunkOptions = {},
+  language = "text",
+): Chunk[] {
+  const { lines, blank } = prepare(content);
+  if (blank.every(Boolean)) return [];
+  const { max, min } = limits(options);
+  const segments = new Splitter(lines, blank, max, min).run(paragraphRoot(blank));
+  return toChunks(path, language, lines, segments);
+}
+
+/**
+ * Chunks one file. The language comes from `detectLanguage(path)`; a file that is never to be chunked
+ * (lock file, minified bundle, source map) gives []. A grammar that cannot be loaded or a parse that
+ * fails falls back to line chunks; syntax errors do not (tree-sitter recovers from them).
+ */
+export async function chunkFile(path: string, content: string, options: ChunkOptions = {}): Promise<Chunk[]> {
+  const language = detectLanguage(path);
+  if (language === undefined) return [];
+  const { lines, blank } = prepare(content);
+  if (blank.every(Boolean)) return [];
+  const { max, min } = limits(options);
+  const splitter = new Splitter(lines, blank, max, min);
+  const spec = languageSpec(language);
+
+  if (language === "markdown") {
+    return toChunks(path, language, lines, splitter.run(markdownRoot(lines, blank)));
+  }
+  if (spec?.grammar && content.length <= MAX_PARSE_LENGTH) {
+    const parser = await getParser(language).catch(() => undefined);
+    let tree: ReturnType<NonNullable<typeof parser>["parse"]> = null;
+    try {
+      tree = parser?.parse(lines.join("\n")) ?? null;
+    } catch {
+      tree = null;
+    }
+    if (tree) {
+      try {
+        const root: Section = syntaxRoot(spec, tree.rootNode, lines.length - 1);
+        return toChunks(path, language, lines, splitter.run(root));
+      } finally {
+        tree.delete();
+      }
+    }
+  }
+  return toChunks(path, language, lines, splitter.run(paragraphRoot(blank)));
+}

@@ -1,0 +1,3 @@
+export { type Chunk, type ChunkOptions, chunkFile, DEFAULT_MAX_TOKENS, lineChunks } from "./chunker.js";
+export { detectLanguage, SUPPORTED_LANGUAGES } from "./languages.js";
+export { estimateTokens } from "./tokens.js";

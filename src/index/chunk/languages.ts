@@ -1,0 +1,384 @@
+/**
+ * Languages the chunker knows: how a path maps to a language, and per language the tree-sitter grammar
+ * and which syntax nodes are definitions (functions, methods, classes, interfaces, structs, impls, enums,
+ * modules) with how to read their names. Everything language-specific lives in the one `LANGUAGES` table.
+ */
+import type { Node } from "web-tree-sitter";
+
+/** Reads the name of a definition node as symbol-path segments, or undefined when the node is not one. */
+export type NameReader = (node: Node) => string[] | undefined;
+
+export interface LanguageSpec {
+  /** Language id, as stored in a chunk's `language`. */
+  readonly id: string;
+  /** File name of the WASM grammar in `tree-sitter-wasms/out/`; none: chunked without a syntax tree. */
+  readonly grammar?: string;
+  /** Lower-case extensions, with the dot. */
+  readonly extensions: readonly string[];
+  /** Node type → name reader: the node types that are definitions. */
+  readonly definitions: Readonly<Record<string, NameReader>>;
+  /** Node types that wrap one definition (`export …`, decorators, `template <…>`) and are named by it. */
+  readonly wrappers: readonly string[];
+  /** Node types that glue to the syntax node right below them, besides every `*comment*` type. */
+  readonly attached: readonly string[];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Name readers
+
+function field(node: Node, name: string): Node | null {
+  return node.childForFieldName(name);
+}
+
+function clean(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** The `name` field's text. */
+const byName: NameReader = (node) => {
+  const name = field(node, "name");
+  const text = name ? clean(name.text) : "";
+  return text ? [text] : undefined;
+};
+
+/** The `name` field, only when the node has a body (a definition, not a forward declaration or use). */
+const byNameWithBody: NameReader = (node) => (field(node, "body") ? byName(node) : undefined);
+
+/** `module "name"` in TypeScript: the name without quotes. */
+const quotedName: NameReader = (node) => {
+  const name = field(node, "name");
+  const text = name ? clean(name.text).replace(/^["'`]|["'`]$/g, "") : "";
+  return text ? [text] : undefined;
+};
+
+/** A type written in the source, reduced to its base name: `*pkg.Stack[T]` → `Stack`, `a::B<T>` → `B`. */
+function baseTypeName(text: string): string {
+  const head = text.replace(/[<[(].*$/s, "").replace(/^[\s*&]+|\s+$/g, "");
+  const parts = head.split(/::|\./);
+  return (parts[parts.length - 1] ?? head).replace(/^(?:mut|const|dyn)\s+/, "").trim();
+}
+
+/** Go method: `func (s *Server) Start()` → Server > Start. */
+const goMethod: NameReader = (node) => {
+  const name = byName(node);
+  if (!name) return undefined;
+  const receiver = field(node, "receiver");
+  const parameter = receiver?.namedChildren.find((child) => child?.type === "parameter_declaration");
+  const type = parameter ? field(parameter, "type") : null;
+  const owner = type ? baseTypeName(type.text) : "";
+  return owner ? [owner, ...name] : name;
+};
+
+/** Rust `impl Trait for Type` / `impl Type` → the type's base name. */
+const rustImpl: NameReader = (node) => {
+  const type = field(node, "type");
+  const text = type ? baseTypeName(type.text) : "";
+  return text ? [text] : undefined;
+};
+
+/** C/C++ function: the name inside the declarator chain; `Shape::area` → Shape > area. */
+const cFunction: NameReader = (node) => {
+  let declarator = field(node, "declarator");
+  for (let depth = 0; declarator && depth < 8; depth++) {
+    if (declarator.type === "function_declarator") {
+      const inner = field(declarator, "declarator");
+      if (!inner) return undefined;
+      const text = clean(inner.text).replace(/<[^<>]*>/g, "");
+      const parts = text
+        .split("::")
+        .map((part) => part.trim())
+        .filter((part) => part.length > 0);
+      return parts.length > 0 ? parts : undefined;
+    }
+    declarator = field(declarator, "declarator");
+  }
+  return undefined;
+};
+
+/** C `typedef struct {…} Name;` → Name, only when it defines a body. */
+const cTypedef: NameReader = (node) => {
+  const type = field(node, "type");
+  if (!type || !field(type, "body")) return undefined;
+  const declarator = field(node, "declarator");
+  const text = declarator ? clean(declarator.text).replace(/^\*+/, "") : "";
+  return text ? [text] : undefined;
+};
+
+const FUNCTION_VALUES = new Set([
+  "arrow_function",
+  "function",
+  "function_expression",
+  "generator_function",
+  "class",
+  "class_expression",
+]);
+
+/** `const f = () => {…}`, `let C = class {…}`: a declaration of one variable whose value is a function. */
+const jsVariable: NameReader = (node) => {
+  const declarators = node.namedChildren.filter((child) => child?.type === "variable_declarator");
+  if (declarators.length !== 1 || !declarators[0]) return undefined;
+  const value = field(declarators[0], "value");
+  if (!value || !FUNCTION_VALUES.has(value.type)) return undefined;
+  const name = field(declarators[0], "name");
+  return name && name.type === "identifier" ? [name.text] : undefined;
+};
+
+/** A class field or object property whose value is a function: `handler = () => {…}`, `key: function…`. */
+function jsProperty(nameField: string): NameReader {
+  return (node) => {
+    const value = field(node, "value");
+    if (!value || !FUNCTION_VALUES.has(value.type)) return undefined;
+    const name = field(node, nameField);
+    const text = name ? clean(name.text).replace(/^["'`]|["'`]$/g, "") : "";
+    return text ? [text] : undefined;
+  };
+}
+
+const JS_DEFINITIONS: Record<string, NameReader> = {
+  function_declaration: byName,
+  generator_function_declaration: byName,
+  class_declaration: byName,
+  method_definition: byName,
+  lexical_declaration: jsVariable,
+  variable_declaration: jsVariable,
+  field_definition: jsProperty("property"),
+  pair: jsProperty("key"),
+};
+
+const TS_DEFINITIONS: Record<string, NameReader> = {
+  ...JS_DEFINITIONS,
+  abstract_class_declaration: byName,
+  interface_declaration: byName,
+  type_alias_declaration: byName,
+  enum_declaration: byName,
+  internal_module: byName,
+  module: quotedName,
+  public_field_definition: jsProperty("name"),
+};
+
+const JS_WRAPPERS = ["export_statement"];
+const TS_WRAPPERS = ["export_statement", "ambient_declaration", "expression_statement"];
+
+// ---------------------------------------------------------------------------------------------------
+// The table
+
+export const LANGUAGES: readonly LanguageSpec[] = [
+  {
+    id: "typescript",
+    grammar: "tree-sitter-typescript.wasm",
+    extensions: [".ts", ".mts", ".cts"],
+    definitions: TS_DEFINITIONS,
+    wrappers: TS_WRAPPERS,
+    attached: ["decorator"],
+  },
+  {
+    id: "tsx",
+    grammar: "tree-sitter-tsx.wasm",
+    extensions: [".tsx"],
+    definitions: TS_DEFINITIONS,
+    wrappers: TS_WRAPPERS,
+    attached: ["decorator"],
+  },
+  {
+    id: "javascript",
+    grammar: "tree-sitter-javascript.wasm",
+    extensions: [".js", ".mjs", ".cjs", ".jsx"],
+    definitions: JS_DEFINITIONS,
+    wrappers: JS_WRAPPERS,
+    attached: ["decorator"],
+  },
+  {
+    id: "python",
+    grammar: "tree-sitter-python.wasm",
+    extensions: [".py", ".pyi", ".pyw"],
+    definitions: { function_definition: byName, class_definition: byName },
+    wrappers: ["decorated_definition"],
+    attached: [],
+  },
+  {
+    id: "go",
+    grammar: "tree-sitter-go.wasm",
+    extensions: [".go"],
+    definitions: { function_declaration: byName, method_declaration: goMethod, type_spec: byName },
+    wrappers: ["type_declaration"],
+    attached: [],
+  },
+  {
+    id: "rust",
+    grammar: "tree-sitter-rust.wasm",
+    extensions: [".rs"],
+    definitions: {
+      function_item: byName,
+      function_signature_item: byName,
+      struct_item: byName,
+      enum_item: byName,
+      union_item: byName,
+      trait_item: byName,
+      impl_item: rustImpl,
+      mod_item: byName,
+      macro_definition: byName,
+    },
+    wrappers: [],
+    attached: ["attribute_item"],
+  },
+  {
+    id: "java",
+    grammar: "tree-sitter-java.wasm",
+    extensions: [".java"],
+    definitions: {
+      class_declaration: byName,
+      interface_declaration: byName,
+      enum_declaration: byName,
+      record_declaration: byName,
+      annotation_type_declaration: byName,
+      method_declaration: byName,
+      constructor_declaration: byName,
+    },
+    wrappers: [],
+    attached: [],
+  },
+  {
+    id: "c",
+    grammar: "tree-sitter-c.wasm",
+    extensions: [".c", ".h"],
+    definitions: {
+      function_definition: cFunction,
+      struct_specifier: byNameWithBody,
+      union_specifier: byNameWithBody,
+      enum_specifier: byNameWithBody,
+      type_definition: cTypedef,
+    },
+    wrappers: [],
+    attached: [],
+  },
+  {
+    id: "cpp",
+    grammar: "tree-sitter-cpp.wasm",
+    extensions: [".cc", ".cpp", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp", ".tpp"],
+    definitions: {
+      function_definition: cFunction,
+      class_specifier: byNameWithBody,
+      struct_specifier: byNameWithBody,
+      union_specifier: byNameWithBody,
+      enum_specifier: byNameWithBody,
+      namespace_definition: byName,
+      type_definition: cTypedef,
+    },
+    wrappers: ["template_declaration"],
+    attached: [],
+  },
+  {
+    id: "csharp",
+    grammar: "tree-sitter-c_sharp.wasm",
+    extensions: [".cs", ".csx"],
+    definitions: {
+      namespace_declaration: byName,
+      file_scoped_namespace_declaration: byName,
+      class_declaration: byName,
+      struct_declaration: byName,
+      interface_declaration: byName,
+      enum_declaration: byName,
+      record_declaration: byName,
+      record_struct_declaration: byName,
+      method_declaration: byName,
+      constructor_declaration: byName,
+      destructor_declaration: byName,
+      property_declaration: byName,
+      local_function_statement: byName,
+    },
+    wrappers: [],
+    attached: [],
+  },
+  {
+    id: "ruby",
+    grammar: "tree-sitter-ruby.wasm",
+    extensions: [".rb", ".rake", ".gemspec", ".ru"],
+    definitions: { method: byName, singleton_method: byName, class: byName, module: byName },
+    wrappers: [],
+    attached: [],
+  },
+  {
+    id: "php",
+    grammar: "tree-sitter-php.wasm",
+    extensions: [".php", ".phtml"],
+    definitions: {
+      function_definition: byName,
+      class_declaration: byName,
+      interface_declaration: byName,
+      trait_declaration: byName,
+      enum_declaration: byName,
+      method_declaration: byName,
+      namespace_definition: byNameWithBody,
+    },
+    wrappers: [],
+    attached: ["attribute_list"],
+  },
+  {
+    id: "markdown",
+    extensions: [".md", ".markdown", ".mdx", ".mdown", ".mkd"],
+    definitions: {},
+    wrappers: [],
+    attached: [],
+  },
+  { id: "text", extensions: [], definitions: {}, wrappers: [], attached: [] },
+];
+
+/** Every language id `detectLanguage` can return. */
+export const SUPPORTED_LANGUAGES: readonly string[] = LANGUAGES.map((spec) => spec.id);
+
+const BY_ID = new Map(LANGUAGES.map((spec) => [spec.id, spec]));
+const BY_EXTENSION = new Map<string, string>();
+for (const spec of LANGUAGES) for (const extension of spec.extensions) BY_EXTENSION.set(extension, spec.id);
+
+export function languageSpec(id: string): LanguageSpec | undefined {
+  return BY_ID.get(id);
+}
+
+/** Files that are generated or machine data: never chunked. */
+const NEVER_NAMES = new Set([
+  "package-lock.json",
+  "npm-shrinkwrap.json",
+  "yarn.lock",
+  "pnpm-lock.yaml",
+  "bun.lockb",
+  "bun.lock",
+  "cargo.lock",
+  "poetry.lock",
+  "pipfile.lock",
+  "uv.lock",
+  "composer.lock",
+  "gemfile.lock",
+  "go.sum",
+  "flake.lock",
+  "packages.lock.json",
+  "podfile.lock",
+  "mix.lock",
+  "pubspec.lock",
+  ".ds_store",
+]);
+const NEVER_SUFFIXES = [".min.js", ".min.mjs", ".min.css", ".map", ".lock", ".snap"];
+/** Extensions of files that are not text (in case one reaches the chunker). */
+const BINARY_EXTENSIONS = new Set(
+  (
+    ".png .jpg .jpeg .gif .bmp .ico .webp .avif .tif .tiff .psd .pdf .zip .gz .tgz .bz2 .xz .zst .7z .rar .jar " +
+    ".war .class .o .a .so .dylib .dll .exe .bin .obj .pyc .pyo .wasm .woff .woff2 .ttf .otf .eot .mp3 .mp4 " +
+    ".wav .ogg .flac .mov .avi .mkv .webm .sqlite .db .dat .pack .idx .node"
+  ).split(" "),
+);
+
+/**
+ * The language of a file by its name: a grammar-backed language, "markdown", "text" for any other text
+ * file (configuration, prose, files without an extension), or undefined for files never to be chunked
+ * (lock files, minified bundles, source maps, binaries).
+ */
+export function detectLanguage(path: string): string | undefined {
+  const name = (path.split(/[\\/]/).pop() ?? path).toLowerCase();
+  if (name === "") return undefined;
+  if (NEVER_NAMES.has(name)) return undefined;
+  if (NEVER_SUFFIXES.some((suffix) => name.endsWith(suffix))) return undefined;
+  const dot = name.lastIndexOf(".");
+  if (dot <= 0) return "text"; // no extension, or a dotfile such as .gitignore; Makefile, Dockerfile
+  const extension = name.slice(dot);
+  if (BINARY_EXTENSIONS.has(extension)) return undefined;
+  return BY_EXTENSION.get(extension) ?? "text";
+}

@@ -1,0 +1,897 @@
+/**
+ * The built-in embedder: word vectors learned from the indexed code itself, so umbra has semantic search
+ * with nothing to download and nothing leaving the machine.
+ *
+ * Training (count-based word embeddings, Levy, Goldberg & Dagan 2015):
+ *  1. tokens of every chunk via `codeTokens` (identifiers and their camel/snake sub-words);
+ *  2. vocabulary: the most frequent tokens seen at least `minCount` times;
+ *  3. co-occurrence counts in a sliding window with linearly decaying integer weights
+ *     (window − distance + 1), kept only for the upper triangle since they are symmetric;
+ *  4. PPMI with context-distribution smoothing (α = 0.75), as a sparse CSR matrix;
+ *  5. truncated SVD by randomized SVD (Halko, Martinsson & Tropp 2011): seeded Gaussian projection,
+ *     power iterations, QR by modified Gram-Schmidt, then the small matrix B·Bᵀ diagonalised by Jacobi
+ *     rotations;
+ *  6. word vectors U·Σ^0.5, each scaled to unit length.
+ * Every count is an integer and everything after counting runs in a canonical order, so the same
+ * documents in any order give a bit-identical model and hash.
+ *
+ * A text's vector is the idf-weighted (sublinear tf) sum of its tokens' word vectors, L2-normalised.
+ */
+import { createHash } from "node:crypto";
+import { codeTokens, identifiers, termFrequencies } from "../tokenize.js";
+import { type Embedder, EmbeddingError } from "./embedder.js";
+
+export interface CodeModel {
+  /** sha256 (hex) of the model's content: dimensions, vocabulary, vectors and idf. */
+  hash: string;
+  dimensions: number;
+  vocabulary: string[];
+  /** vocabulary.length × dimensions, row-major; each row has unit length (or is zero). */
+  vectors: Float32Array;
+  /** Inverse document frequency of each vocabulary token. */
+  idf: Float32Array;
+}
+
+export interface TrainCodeModelOptions {
+  /** Vector length (default 256). Components beyond the rank the corpus supports are zero. */
+  dimensions?: number;
+  /** Most tokens kept, most frequent first (default 20 000). */
+  vocabularySize?: number;
+  /** Least number of occurrences for a token to be kept (default 2). */
+  minCount?: number;
+  /** Tokens on each side that count as context (default 5). */
+  window?: number;
+  /** Seed of the random projection (default 1). */
+  seed?: number;
+  /** Power iterations of the randomized SVD (default 2). */
+  powerIterations?: number;
+  /** Extra columns of the random projection (default 10). */
+  oversampling?: number;
+  /** Told when each training phase ends, with its duration in ms (for progress and benchmarks). */
+  onPhase?: (phase: "tokenize" | "count" | "ppmi" | "svd", ms: number) => void;
+}
+
+const CONTEXT_SMOOTHING = 0.75;
+const SINGULAR_POWER = 0.5;
+/** Cells of the dense block that counts co-occurrences of the most frequent tokens (64 MiB of Float64). */
+const DENSE_CELLS = 8 * 1024 * 1024;
+/** Distinct identifiers whose tokens are remembered while reading the corpus. */
+const MEMO_IDENTIFIERS = 1 << 20;
+
+// ---------------------------------------------------------------------------------------------------------
+// Training
+
+export function trainCodeModel(documents: Iterable<string>, options: TrainCodeModelOptions = {}): CodeModel {
+  const dimensions = positiveInt(options.dimensions ?? 256, "dimensions");
+  const vocabularyLimit = positiveInt(options.vocabularySize ?? 20_000, "vocabularySize");
+  const minCount = Math.max(1, Math.floor(options.minCount ?? 2));
+  const window = positiveInt(options.window ?? 5, "window");
+  const seed = Math.floor(options.seed ?? 1) >>> 0;
+  const powerIterations = Math.max(0, Math.floor(options.powerIterations ?? 2));
+  const oversampling = Math.max(0, Math.floor(options.oversampling ?? 10));
+
+  let clock = performance.now();
+  const phase = (name: "tokenize" | "count" | "ppmi" | "svd"): void => {
+    const now = performance.now();
+    options.onPhase?.(name, now - clock);
+    clock = now;
+  };
+  const corpus = readCorpus(documents);
+  phase("tokenize");
+  const { vocabulary, remap } = chooseVocabulary(corpus, vocabularyLimit, minCount);
+  const size = vocabulary.length;
+
+  const idf = new Float32Array(size);
+  for (let p = 0; p < remap.length; p++) {
+    const id = remap[p] as number;
+    if (id >= 0) idf[id] = Math.log((corpus.documents + 1) / ((corpus.docFreq[p] as number) + 1)) + 1;
+  }
+
+  const vectors = new Float32Array(size * dimensions);
+  if (size > 0) {
+    const counts = countCooccurrences(corpus, remap, size, window);
+    phase("count");
+    const ppmi = buildPpmi(counts, size);
+    phase("ppmi");
+    const rank = Math.min(dimensions, size);
+    const columns = Math.min(size, rank + oversampling);
+    const { u, sigma } = randomizedSvd(ppmi, rank, columns, powerIterations, seed);
+    phase("svd");
+    for (let i = 0; i < size; i++) {
+      let norm = 0;
+      for (let t = 0; t < rank; t++) {
+        const value = (u[i * rank + t] as number) * (sigma[t] as number) ** SINGULAR_POWER;
+        norm += value * value;
+      }
+      const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+      for (let t = 0; t < rank; t++) {
+        vectors[i * dimensions + t] = (u[i * rank + t] as number) * (sigma[t] as number) ** SINGULAR_POWER * scale;
+      }
+    }
+  }
+  return { hash: codeModelHash(dimensions, vocabulary, vectors, idf), dimensions, vocabulary, vectors, idf };
+}
+
+function positiveInt(value: number, name: string): number {
+  const n = Math.floor(value);
+  if (!Number.isFinite(n) || n < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return n;
+}
+
+/** Growable Int32Array. */
+class IntList {
+  data = new Int32Array(1024);
+  length = 0;
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const next = new Int32Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = value;
+  }
+}
+
+interface Corpus {
+  /** Distinct tokens, indexed by provisional id (order of first appearance). */
+  words: string[];
+  counts: number[];
+  docFreq: number[];
+  /** All documents' tokens as provisional ids, back to back. */
+  tokens: IntList;
+  /** End offset in `tokens` of each document. */
+  ends: IntList;
+  documents: number;
+}
+
+function readCorpus(documents: Iterable<string>): Corpus {
+  const ids = new Map<string, number>();
+  const words: string[] = [];
+  const counts: number[] = [];
+  const docFreq: number[] = [];
+  const lastDoc: number[] = [];
+  const tokens = new IntList();
+  const ends = new IntList();
+  // codeTokens(text) is the concatenation of codeTokens(identifier) over the text's identifiers, so each
+  // distinct identifier is split once: `expansions` maps it to an offset in `pool`, which holds the number
+  // of its tokens followed by their ids. The memo is bounded; identifiers past the bound are split each time.
+  const expansions = new Map<string, number>();
+  const pool = new IntList();
+  const tokenId = (token: string): number => {
+    let id = ids.get(token);
+    if (id === undefined) {
+      id = words.length;
+      ids.set(token, id);
+      words.push(token);
+      counts.push(0);
+      docFreq.push(0);
+      lastDoc.push(-1);
+    }
+    return id;
+  };
+  let doc = 0;
+  for (const text of documents) {
+    for (const identifier of identifiers(text)) {
+      let start = expansions.get(identifier);
+      let transient = false;
+      if (start === undefined) {
+        const parts = codeTokens(identifier);
+        start = pool.length;
+        pool.push(parts.length);
+        for (const token of parts) pool.push(tokenId(token));
+        if (expansions.size < MEMO_IDENTIFIERS) expansions.set(identifier, start);
+        else transient = true;
+      }
+      const data = pool.data;
+      const last = start + (data[start] as number);
+      for (let k = start + 1; k <= last; k++) {
+        const id = data[k] as number;
+        counts[id] = (counts[id] as number) + 1;
+        if (lastDoc[id] !== doc) {
+          lastDoc[id] = doc;
+          docFreq[id] = (docFreq[id] as number) + 1;
+        }
+        tokens.push(id);
+      }
+      if (transient) pool.length = start;
+    }
+    ends.push(tokens.length);
+    doc++;
+  }
+  return { words, counts, docFreq, tokens, ends, documents: doc };
+}
+
+/** Most frequent tokens first, ties broken by the token itself: independent of document order. */
+function chooseVocabulary(
+  corpus: Corpus,
+  limit: number,
+  minCount: number,
+): { vocabulary: string[]; remap: Int32Array } {
+  const candidates: number[] = [];
+  for (let id = 0; id < corpus.words.length; id++) {
+    if ((corpus.counts[id] as number) >= minCount) candidates.push(id);
+  }
+  candidates.sort((a, b) => {
+    const byCount = (corpus.counts[b] as number) - (corpus.counts[a] as number);
+    if (byCount !== 0) return byCount;
+    const wa = corpus.words[a] as string;
+    const wb = corpus.words[b] as string;
+    return wa < wb ? -1 : wa > wb ? 1 : 0;
+  });
+  const kept = candidates.slice(0, limit);
+  const remap = new Int32Array(corpus.words.length).fill(-1);
+  kept.forEach((provisional, id) => {
+    remap[provisional] = id;
+  });
+  return { vocabulary: kept.map((id) => corpus.words[id] as string), remap };
+}
+
+/**
+ * Upper-triangle co-occurrence counts (row < column). Rows of the most frequent tokens, which take most
+ * updates, live in a dense block; the others in small open-addressing hash tables.
+ */
+interface Cooccurrences {
+  size: number;
+  denseRows: number;
+  dense: Float64Array;
+  keys: (Int32Array | undefined)[];
+  values: (Float64Array | undefined)[];
+  used: Int32Array;
+}
+
+function countCooccurrences(corpus: Corpus, remap: Int32Array, size: number, window: number): Cooccurrences {
+  const denseRows = Math.min(size, Math.max(1, Math.floor(DENSE_CELLS / size)));
+  const dense = new Float64Array(denseRows * size);
+  const keys: (Int32Array | undefined)[] = new Array(size).fill(undefined);
+  const values: (Float64Array | undefined)[] = new Array(size).fill(undefined);
+  const used = new Int32Array(size);
+
+  const addSparse = (row: number, column: number, weight: number): void => {
+    let rowKeys = keys[row];
+    let rowValues = values[row] as Float64Array;
+    if (rowKeys === undefined || (used[row] as number) * 4 >= rowKeys.length * 3) {
+      const grown = growTable(rowKeys, rowValues);
+      rowKeys = grown.keys;
+      rowValues = grown.values;
+      keys[row] = rowKeys;
+      values[row] = rowValues;
+    }
+    const mask = rowKeys.length - 1;
+    const key = column + 1;
+    let slot = Math.imul(key, 0x9e3779b1) >>> 0;
+    for (;;) {
+      slot &= mask;
+      const found = rowKeys[slot] as number;
+      if (found === key) {
+        rowValues[slot] = (rowValues[slot] as number) + weight;
+        return;
+      }
+      if (found === 0) {
+        rowKeys[slot] = key;
+        rowValues[slot] = weight;
+        used[row] = (used[row] as number) + 1;
+        return;
+      }
+      slot++;
+    }
+  };
+
+  const sequence = new IntList();
+  const tokens = corpus.tokens.data;
+  let start = 0;
+  for (let d = 0; d < corpus.ends.length; d++) {
+    const end = corpus.ends.data[d] as number;
+    sequence.length = 0;
+    for (let p = start; p < end; p++) {
+      const id = remap[tokens[p] as number] as number;
+      if (id >= 0) sequence.push(id);
+    }
+    start = end;
+    const seq = sequence.data;
+    const n = sequence.length;
+    for (let i = 0; i < n; i++) {
+      const a = seq[i] as number;
+      const last = Math.min(n - 1, i + window);
+      for (let j = i + 1; j <= last; j++) {
+        const b = seq[j] as number;
+        if (a === b) continue;
+        const weight = window + 1 - (j - i);
+        const row = a < b ? a : b;
+        const column = a < b ? b : a;
+        if (row < denseRows) {
+          const cell = row * size + column;
+          dense[cell] = (dense[cell] as number) + weight;
+        } else {
+          addSparse(row, column, weight);
+        }
+      }
+    }
+  }
+  return { size, denseRows, dense, keys, values, used };
+}
+
+function growTable(
+  keys: Int32Array | undefined,
+  values: Float64Array | undefined,
+): { keys: Int32Array; values: Float64Array } {
+  const capacity = keys ? keys.length * 2 : 8;
+  const nextKeys = new Int32Array(capacity);
+  const nextValues = new Float64Array(capacity);
+  if (keys && values) {
+    const mask = capacity - 1;
+    for (let s = 0; s < keys.length; s++) {
+      const key = keys[s] as number;
+      if (key === 0) continue;
+      let slot = Math.imul(key, 0x9e3779b1) >>> 0;
+      for (;;) {
+        slot &= mask;
+        if (nextKeys[slot] === 0) break;
+        slot++;
+      }
+      nextKeys[slot] = key;
+      nextValues[slot] = values[s] as number;
+    }
+  }
+  return { keys: nextKeys, values: nextValues };
+}
+
+/** Calls `visit(row, column, count)` for every upper-triangle entry, rows ascending, columns ascending. */
+function forEachCount(counts: Cooccurrences, visit: (row: number, column: number, count: number) => void): void {
+  const { size, denseRows, dense } = counts;
+  for (let row = 0; row < denseRows; row++) {
+    const base = row * size;
+    for (let column = row + 1; column < size; column++) {
+      const count = dense[base + column] as number;
+      if (count > 0) visit(row, column, count);
+    }
+  }
+  for (let row = denseRows; row < size; row++) {
+    const keys = counts.keys[row];
+    const values = counts.values[row];
+    if (!keys || !values) continue;
+    const order: number[] = [];
+    for (let s = 0; s < keys.length; s++) if (keys[s] !== 0) order.push(s);
+    order.sort((x, y) => (keys[x] as number) - (keys[y] as number));
+    for (const s of order) visit(row, (keys[s] as number) - 1, values[s] as number);
+  }
+}
+
+/** Sparse matrix in compressed sparse row form. */
+export interface CsrMatrix {
+  rows: number;
+  columns: number;
+  rowStart: Int32Array;
+  columnIndex: Int32Array;
+  values: Float32Array;
+}
+
+/** PPMI(w, c) = max(0, log(#(w,c) · Σ #(c')^α / (#(w) · #(c)^α))) over the symmetric counts. */
+function buildPpmi(counts: Cooccurrences, size: number): CsrMatrix {
+  const marginal = new Float64Array(size);
+  forEachCount(counts, (row, column, count) => {
+    marginal[row] = (marginal[row] as number) + count;
+    marginal[column] = (marginal[column] as number) + count;
+  });
+  const smoothed = new Float64Array(size);
+  let smoothedTotal = 0;
+  for (let i = 0; i < size; i++) {
+    smoothed[i] = (marginal[i] as number) ** CONTEXT_SMOOTHING;
+    smoothedTotal += smoothed[i] as number;
+  }
+  const ppmi = (word: number, context: number, count: number): number => {
+    const value = Math.log((count * smoothedTotal) / ((marginal[word] as number) * (smoothed[context] as number)));
+    return value > 0 ? value : 0;
+  };
+
+  const perRow = new Int32Array(size);
+  forEachCount(counts, (row, column, count) => {
+    if (ppmi(row, column, count) > 0) perRow[row] = (perRow[row] as number) + 1;
+    if (ppmi(column, row, count) > 0) perRow[column] = (perRow[column] as number) + 1;
+  });
+  const rowStart = new Int32Array(size + 1);
+  for (let i = 0; i < size; i++) rowStart[i + 1] = (rowStart[i] as number) + (perRow[i] as number);
+  const nonZeros = rowStart[size] as number;
+  const columnIndex = new Int32Array(nonZeros);
+  const values = new Float32Array(nonZeros);
+  const next = rowStart.slice(0, size);
+  // Rows come out sorted: entry (x, c) with c < x is added while visiting row c, before row x's own.
+  forEachCount(counts, (row, column, count) => {
+    const forward = ppmi(row, column, count);
+    if (forward > 0) {
+      const at = next[row] as number;
+      columnIndex[at] = column;
+      values[at] = forward;
+      next[row] = at + 1;
+    }
+    const backward = ppmi(column, row, count);
+    if (backward > 0) {
+      const at = next[column] as number;
+      columnIndex[at] = row;
+      values[at] = backward;
+      next[column] = at + 1;
+    }
+  });
+  return { rows: size, columns: size, rowStart, columnIndex, values };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Randomized SVD
+
+/** y[out..out+n) += v · x[input..input+n) */
+function addScaled(y: Float64Array, out: number, x: Float64Array, input: number, v: number, n: number): void {
+  let c = 0;
+  for (; c + 3 < n; c += 4) {
+    y[out + c] = (y[out + c] as number) + v * (x[input + c] as number);
+    y[out + c + 1] = (y[out + c + 1] as number) + v * (x[input + c + 1] as number);
+    y[out + c + 2] = (y[out + c + 2] as number) + v * (x[input + c + 2] as number);
+    y[out + c + 3] = (y[out + c + 3] as number) + v * (x[input + c + 3] as number);
+  }
+  for (; c < n; c++) y[out + c] = (y[out + c] as number) + v * (x[input + c] as number);
+}
+
+/** Σ m[a+i]·m[b+i] for i < n, in a fixed order. */
+function dot(m: Float64Array, a: number, b: number, n: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    s0 += (m[a + i] as number) * (m[b + i] as number);
+    s1 += (m[a + i + 1] as number) * (m[b + i + 1] as number);
+    s2 += (m[a + i + 2] as number) * (m[b + i + 2] as number);
+    s3 += (m[a + i + 3] as number) * (m[b + i + 3] as number);
+  }
+  for (; i < n; i++) s0 += (m[a + i] as number) * (m[b + i] as number);
+  return s0 + s1 + (s2 + s3);
+}
+
+/** Columns of X handled per pass over A, so the rows of X being gathered stay in cache. */
+const COLUMN_BLOCK = 64;
+
+/**
+ * Y = A·X, X (Float32, which halves the memory traffic of the gathers) and Y dense row-major with `width`
+ * columns.
+ */
+export function multiplySparse(a: CsrMatrix, x: Float32Array, width: number, y: Float64Array): void {
+  y.fill(0);
+  const { rowStart, columnIndex, values } = a;
+  for (let first = 0; first < width; first += COLUMN_BLOCK) {
+    const n = Math.min(COLUMN_BLOCK, width - first);
+    for (let i = 0; i < a.rows; i++) {
+      const out = i * width + first;
+      const end = rowStart[i + 1] as number;
+      for (let p = rowStart[i] as number; p < end; p++) {
+        const v = values[p] as number;
+        const input = (columnIndex[p] as number) * width + first;
+        let c = 0;
+        for (; c + 3 < n; c += 4) {
+          y[out + c] = (y[out + c] as number) + v * (x[input + c] as number);
+          y[out + c + 1] = (y[out + c + 1] as number) + v * (x[input + c + 1] as number);
+          y[out + c + 2] = (y[out + c + 2] as number) + v * (x[input + c + 2] as number);
+          y[out + c + 3] = (y[out + c + 3] as number) + v * (x[input + c + 3] as number);
+        }
+        for (; c < n; c++) y[out + c] = (y[out + c] as number) + v * (x[input + c] as number);
+      }
+    }
+  }
+}
+
+/** Aᵀ in CSR form (entries of each row in ascending column order). */
+export function transposeCsr(a: CsrMatrix): CsrMatrix {
+  const rowStart = new Int32Array(a.columns + 1);
+  const nonZeros = a.rowStart[a.rows] as number;
+  for (let p = 0; p < nonZeros; p++) {
+    const c = (a.columnIndex[p] as number) + 1;
+    rowStart[c] = (rowStart[c] as number) + 1;
+  }
+  for (let c = 0; c < a.columns; c++) rowStart[c + 1] = (rowStart[c + 1] as number) + (rowStart[c] as number);
+  const next = rowStart.slice(0, a.columns);
+  const columnIndex = new Int32Array(nonZeros);
+  const values = new Float32Array(nonZeros);
+  for (let i = 0; i < a.rows; i++) {
+    const end = a.rowStart[i + 1] as number;
+    for (let p = a.rowStart[i] as number; p < end; p++) {
+      const c = a.columnIndex[p] as number;
+      const at = next[c] as number;
+      columnIndex[at] = i;
+      values[at] = a.values[p] as number;
+      next[c] = at + 1;
+    }
+  }
+  return { rows: a.columns, columns: a.rows, rowStart, columnIndex, values };
+}
+
+/** Scales every column of a rows × width row-major matrix to unit length (zero columns stay zero). */
+function normalizeColumns(matrix: Float64Array, rows: number, width: number): void {
+  const norms = new Float64Array(width);
+  for (let i = 0; i < rows; i++) {
+    const base = i * width;
+    for (let c = 0; c < width; c++) norms[c] = (norms[c] as number) + (matrix[base + c] as number) ** 2;
+  }
+  for (let c = 0; c < width; c++) norms[c] = (norms[c] as number) > 0 ? 1 / Math.sqrt(norms[c] as number) : 0;
+  for (let i = 0; i < rows; i++) {
+    const base = i * width;
+    for (let c = 0; c < width; c++) matrix[base + c] = (matrix[base + c] as number) * (norms[c] as number);
+  }
+}
+
+/**
+ * Orthonormalises the columns of a rows × width row-major matrix in place: modified Gram-Schmidt, with a
+ * second projection for a column the first one mostly cancelled ("twice is enough"). A column that is
+ * (numerically) dependent on the earlier ones becomes zero.
+ */
+export function orthonormalize(matrix: Float64Array, rows: number, width: number): void {
+  // Work column-major so every column is contiguous.
+  const columns = new Float64Array(rows * width);
+  for (let i = 0; i < rows; i++) {
+    for (let c = 0; c < width; c++) columns[c * rows + i] = matrix[i * width + c] as number;
+  }
+  const zero: boolean[] = [];
+  for (let j = 0; j < width; j++) {
+    const vj = j * rows;
+    const original = dot(columns, vj, vj, rows);
+    let norm = original;
+    for (let pass = 0; pass < 2; pass++) {
+      const before = norm;
+      for (let q = 0; q < j; q++) {
+        if (zero[q]) continue;
+        const vq = q * rows;
+        const projection = dot(columns, vq, vj, rows);
+        addScaled(columns, vj, columns, vq, -projection, rows);
+      }
+      norm = dot(columns, vj, vj, rows);
+      if (norm > 0.25 * before) break;
+    }
+    if (norm <= 1e-24 * original || norm === 0) {
+      zero[j] = true;
+      columns.fill(0, vj, vj + rows);
+      continue;
+    }
+    const scale = 1 / Math.sqrt(norm);
+    for (let i = 0; i < rows; i++) columns[vj + i] = (columns[vj + i] as number) * scale;
+  }
+  for (let i = 0; i < rows; i++) {
+    for (let c = 0; c < width; c++) matrix[i * width + c] = columns[c * rows + i] as number;
+  }
+}
+
+/**
+ * Eigen-decomposition of a symmetric n × n matrix (row-major, destroyed) by cyclic Jacobi rotations.
+ * Returns eigenvalues descending and the matching eigenvectors as the columns of `vectors` (row-major).
+ */
+export function jacobiEigen(matrix: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
+  const a = matrix;
+  const v = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) v[i * n + i] = 1;
+  let scale = 0;
+  for (let i = 0; i < n * n; i++) scale += (a[i] as number) ** 2;
+  for (let sweep = 0; sweep < 100; sweep++) {
+    let off = 0;
+    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += (a[p * n + q] as number) ** 2;
+    if (off <= 1e-30 * scale || off === 0) break;
+    for (let p = 0; p < n; p++) {
+      for (let q = p + 1; q < n; q++) {
+        const apq = a[p * n + q] as number;
+        if (apq === 0) continue;
+        const app = a[p * n + p] as number;
+        const aqq = a[q * n + q] as number;
+        const theta = (aqq - app) / (2 * apq);
+        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+        const c = 1 / Math.sqrt(t * t + 1);
+        const s = t * c;
+        // A ← Jᵀ A J on rows and columns p and q.
+        for (let k = 0; k < n; k++) {
+          const akp = a[k * n + p] as number;
+          const akq = a[k * n + q] as number;
+          a[k * n + p] = c * akp - s * akq;
+          a[k * n + q] = s * akp + c * akq;
+        }
+        for (let k = 0; k < n; k++) {
+          const apk = a[p * n + k] as number;
+          const aqk = a[q * n + k] as number;
+          a[p * n + k] = c * apk - s * aqk;
+          a[q * n + k] = s * apk + c * aqk;
+        }
+        for (let k = 0; k < n; k++) {
+          const vkp = v[k * n + p] as number;
+          const vkq = v[k * n + q] as number;
+          v[k * n + p] = c * vkp - s * vkq;
+          v[k * n + q] = s * vkp + c * vkq;
+        }
+      }
+    }
+  }
+  const order = Array.from({ length: n }, (_, i) => i).sort(
+    (x, y) => (a[y * n + y] as number) - (a[x * n + x] as number) || x - y,
+  );
+  const values = new Float64Array(n);
+  const vectors = new Float64Array(n * n);
+  order.forEach((from, to) => {
+    values[to] = a[from * n + from] as number;
+    for (let k = 0; k < n; k++) vectors[k * n + to] = v[k * n + from] as number;
+  });
+  return { values, vectors };
+}
+
+/**
+ * Rank-`rank` truncated SVD of a sparse matrix: returns U (rows × rank, row-major) and the singular values.
+ */
+export function randomizedSvd(
+  a: CsrMatrix,
+  rank: number,
+  width: number,
+  powerIterations: number,
+  seed: number,
+): { u: Float64Array; sigma: Float64Array } {
+  const { rows, columns } = a;
+  const at = transposeCsr(a);
+  const random = gaussian(seed);
+  const single = new Float32Array(Math.max(rows, columns) * width);
+  for (let i = 0; i < columns * width; i++) single[i] = random();
+  const product = (matrix: CsrMatrix, input: Float64Array | undefined, output: Float64Array): void => {
+    if (input) single.set(input);
+    multiplySparse(matrix, single, width, output);
+  };
+
+  const q = new Float64Array(rows * width);
+  const z = new Float64Array(columns * width);
+  product(a, undefined, q);
+  orthonormalize(q, rows, width);
+  for (let iteration = 0; iteration < powerIterations; iteration++) {
+    // Only the span matters between products; a full QR after each Aᵀ product is not needed for
+    // accuracy in double precision, and scaling keeps the magnitudes in range.
+    product(at, q, z);
+    normalizeColumns(z, columns, width);
+    product(a, z, q);
+    orthonormalize(q, rows, width);
+  }
+  // B = Qᵀ A (width × columns), held as Bᵀ = Aᵀ Q; then B Bᵀ = (Bᵀ)ᵀ Bᵀ.
+  product(at, q, z);
+  const gram = new Float64Array(width * width);
+  for (let r = 0; r < columns; r++) {
+    const base = r * width;
+    for (let i = 0; i < width; i++) {
+      const zi = z[base + i] as number;
+      if (zi !== 0) addScaled(gram, i * width + i, z, base + i, zi, width - i);
+    }
+  }
+  for (let i = 0; i < width; i++) for (let j = 0; j < i; j++) gram[i * width + j] = gram[j * width + i] as number;
+  const eigen = jacobiEigen(gram, width);
+
+  const sigma = new Float64Array(rank);
+  for (let t = 0; t < rank; t++) sigma[t] = Math.sqrt(Math.max(0, eigen.values[t] as number));
+  // U = Q · W[:, :rank], with each column's sign fixed so its largest entry is positive.
+  const u = new Float64Array(rows * rank);
+  for (let i = 0; i < rows; i++) {
+    const qi = i * width;
+    const ui = i * rank;
+    for (let c = 0; c < width; c++) {
+      const value = q[qi + c] as number;
+      if (value === 0) continue;
+      addScaled(u, ui, eigen.vectors, c * width, value, rank);
+    }
+  }
+  for (let t = 0; t < rank; t++) {
+    let largest = 0;
+    for (let i = 0; i < rows; i++) {
+      const value = u[i * rank + t] as number;
+      if (Math.abs(value) > Math.abs(largest)) largest = value;
+    }
+    if (largest < 0) for (let i = 0; i < rows; i++) u[i * rank + t] = -(u[i * rank + t] as number);
+  }
+  return { u, sigma };
+}
+
+/** Seeded standard normal numbers: xorshift128+ style generator (32-bit) and Box-Muller. */
+function gaussian(seed: number): () => number {
+  let s0 = (seed ^ 0x9e3779b9) >>> 0 || 1;
+  let s1 = Math.imul(seed ^ 0x85ebca6b, 0xc2b2ae35) >>> 0 || 2;
+  let s2 = 0x27d4eb2f;
+  let s3 = 0x165667b1;
+  const next = (): number => {
+    // xoshiro128**
+    const result = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
+    const t = s1 << 9;
+    s2 ^= s0;
+    s3 ^= s1;
+    s1 ^= s2;
+    s0 ^= s3;
+    s2 ^= t;
+    s3 = rotl(s3, 11);
+    return result;
+  };
+  for (let i = 0; i < 16; i++) next();
+  let spare: number | undefined;
+  return () => {
+    if (spare !== undefined) {
+      const value = spare;
+      spare = undefined;
+      return value;
+    }
+    const u1 = (next() + 1) / 4294967297;
+    const u2 = next() / 4294967296;
+    const radius = Math.sqrt(-2 * Math.log(u1));
+    spare = radius * Math.sin(2 * Math.PI * u2);
+    return radius * Math.cos(2 * Math.PI * u2);
+  };
+}
+
+function rotl(x: number, k: number): number {
+  return (x << k) | (x >>> (32 - k));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Hash and serialization
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+function float32Bytes(array: Float32Array): Buffer {
+  if (LITTLE_ENDIAN) return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+  const out = Buffer.alloc(array.length * 4);
+  for (let i = 0; i < array.length; i++) out.writeFloatLE(array[i] as number, i * 4);
+  return out;
+}
+
+function float32FromBytes(bytes: Uint8Array, length: number): Float32Array {
+  const out = new Float32Array(length);
+  if (LITTLE_ENDIAN) {
+    new Uint8Array(out.buffer).set(bytes.subarray(0, length * 4));
+  } else {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let i = 0; i < length; i++) out[i] = view.getFloat32(i * 4, true);
+  }
+  return out;
+}
+
+/** sha256 (hex) of a model's content. */
+export function codeModelHash(
+  dimensions: number,
+  vocabulary: readonly string[],
+  vectors: Float32Array,
+  idf: Float32Array,
+): string {
+  return createHash("sha256")
+    .update(`umbra-code-model/1\n${dimensions}\n${vocabulary.length}\n`)
+    .update(vocabulary.join("\n"))
+    .update("\n")
+    .update(float32Bytes(vectors))
+    .update(float32Bytes(idf))
+    .digest("hex");
+}
+
+const MAGIC = Buffer.from("UMBRACM1", "latin1");
+
+/**
+ * Compact binary form: "UMBRACM1", u32 LE header length, JSON header {format, hash, dimensions,
+ * vocabularySize}, u32 LE vocabulary length, vocabulary joined by "\n" (UTF-8), zero padding to a multiple
+ * of 4, vectors (Float32 LE), idf (Float32 LE).
+ */
+export function serializeCodeModel(model: CodeModel): Uint8Array {
+  const header = Buffer.from(
+    JSON.stringify({
+      format: 1,
+      hash: model.hash,
+      dimensions: model.dimensions,
+      vocabularySize: model.vocabulary.length,
+    }),
+    "utf8",
+  );
+  const vocabulary = Buffer.from(model.vocabulary.join("\n"), "utf8");
+  const headerLength = Buffer.alloc(4);
+  headerLength.writeUInt32LE(header.length);
+  const vocabularyLength = Buffer.alloc(4);
+  vocabularyLength.writeUInt32LE(vocabulary.length);
+  const prefix = MAGIC.length + 4 + header.length + 4 + vocabulary.length;
+  const padding = Buffer.alloc((4 - (prefix % 4)) % 4);
+  return Buffer.concat([
+    MAGIC,
+    headerLength,
+    header,
+    vocabularyLength,
+    vocabulary,
+    padding,
+    float32Bytes(model.vectors),
+    float32Bytes(model.idf),
+  ]);
+}
+
+/** Reads a model written by `serializeCodeModel`, checking its structure and its hash. */
+export function deserializeCodeModel(bytes: Uint8Array): CodeModel {
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const fail = (why: string): never => {
+    throw new EmbeddingError(`not a valid umbra code model: ${why}`);
+  };
+  if (data.length < MAGIC.length + 8 || !data.subarray(0, MAGIC.length).equals(MAGIC)) fail("bad magic");
+  let offset = MAGIC.length;
+  const headerLength = data.readUInt32LE(offset);
+  offset += 4;
+  if (offset + headerLength + 4 > data.length) fail("truncated header");
+  let header: unknown;
+  try {
+    header = JSON.parse(data.subarray(offset, offset + headerLength).toString("utf8"));
+  } catch {
+    fail("unreadable header");
+  }
+  offset += headerLength;
+  const { format, hash, dimensions, vocabularySize } = (header ?? {}) as Record<string, unknown>;
+  if (format !== 1) fail(`unknown format ${String(format)}`);
+  if (typeof hash !== "string" || !Number.isInteger(dimensions) || !Number.isInteger(vocabularySize)) {
+    fail("bad header");
+  }
+  const dims = dimensions as number;
+  const size = vocabularySize as number;
+  const vocabularyLength = data.readUInt32LE(offset);
+  offset += 4;
+  if (offset + vocabularyLength > data.length) fail("truncated vocabulary");
+  const text = data.subarray(offset, offset + vocabularyLength).toString("utf8");
+  const vocabulary = size === 0 ? [] : text.split("\n");
+  if (vocabulary.length !== size) fail("vocabulary size does not match the header");
+  offset += vocabularyLength;
+  offset += (4 - (offset % 4)) % 4;
+  const expected = offset + (size * dims + size) * 4;
+  if (data.length !== expected) fail(`expected ${expected} bytes, got ${data.length}`);
+  const vectors = float32FromBytes(data.subarray(offset), size * dims);
+  const idf = float32FromBytes(data.subarray(offset + size * dims * 4), size);
+  const actual = codeModelHash(dims, vocabulary, vectors, idf);
+  if (actual !== hash) fail("content does not match its hash");
+  return { hash: actual, dimensions: dims, vocabulary, vectors, idf };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Embedding
+
+export class CodeModelEmbedder implements Embedder {
+  readonly id: string;
+  readonly dimensions: number;
+  readonly model: CodeModel;
+  readonly #index = new Map<string, number>();
+
+  constructor(model: CodeModel) {
+    if (model.vectors.length !== model.vocabulary.length * model.dimensions) {
+      throw new EmbeddingError("code model vectors do not match its vocabulary and dimensions");
+    }
+    this.model = model;
+    this.id = `umbra-code-ppmi-svd-${model.hash.slice(0, 16)}`;
+    this.dimensions = model.dimensions;
+    model.vocabulary.forEach((token, i) => {
+      this.#index.set(token, i);
+    });
+  }
+
+  /** The vector of one text (or query): idf-weighted sublinear-tf sum of word vectors, unit length. */
+  embedText(text: string): Float32Array {
+    const dims = this.dimensions;
+    const sum = new Float64Array(dims);
+    const { vectors, idf } = this.model;
+    let any = false;
+    for (const [token, tf] of termFrequencies(codeTokens(text))) {
+      const id = this.#index.get(token);
+      if (id === undefined) continue;
+      const weight = (1 + Math.log(tf)) * (idf[id] as number);
+      const base = id * dims;
+      for (let d = 0; d < dims; d++) sum[d] = (sum[d] as number) + weight * (vectors[base + d] as number);
+      any = true;
+    }
+    const out = new Float32Array(dims);
+    if (!any) return out;
+    let norm = 0;
+    for (let d = 0; d < dims; d++) norm += (sum[d] as number) ** 2;
+    if (norm === 0) return out;
+    const scale = 1 / Math.sqrt(norm);
+    for (let d = 0; d < dims; d++) out[d] = (sum[d] as number) * scale;
+    return out;
+  }
+
+  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    signal?.throwIfAborted();
+    return texts.map((text) => this.embedText(text));
+  }
+
+  /** The vector of a token, if it is in the vocabulary (a view into the model). */
+  wordVector(token: string): Float32Array | undefined {
+    const id = this.#index.get(token);
+    if (id === undefined) return undefined;
+    return this.model.vectors.subarray(id * this.dimensions, (id + 1) * this.dimensions);
+  }
+}

@@ -1,0 +1,72 @@
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { EmbedderConfig } from "../config/config.js";
+import {
+  CodeModelEmbedder,
+  deserializeCodeModel,
+  type Embedder,
+  serializeCodeModel,
+  trainCodeModel,
+} from "./embed/index.js";
+
+export class NotIndexedError extends Error {
+  override name = "NotIndexedError";
+}
+
+export interface OpenEmbedderOptions {
+  /** Where the workspace's learned code model is kept. */
+  modelFile: string;
+  env: NodeJS.ProcessEnv;
+  /** Chunk texts to learn the code model from when none exists yet; absent when only searching. */
+  trainingChunks?: () => Promise<string[]>;
+}
+
+async function readModel(file: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/** The configured embedder; the built-in code model is loaded, or learned from the workspace on first use. */
+export async function openEmbedder(config: EmbedderConfig, options: OpenEmbedderOptions): Promise<Embedder> {
+  switch (config.provider) {
+    case "openai": {
+      // Remote and ONNX providers are loaded only when configured, keeping start-up light.
+      const { OpenAICompatibleEmbedder } = await import("./embed/openai.js");
+      const apiKey = options.env[config.apiKeyEnv];
+      const embedder = new OpenAICompatibleEmbedder({
+        baseUrl: config.baseUrl,
+        model: config.model,
+        ...(apiKey ? { apiKey } : {}),
+        ...(config.dimensions ? { dimensions: config.dimensions } : {}),
+      });
+      await embedder.init();
+      return embedder;
+    }
+    case "onnx": {
+      const { OnnxLocalEmbedder } = await import("./embed/onnx.js");
+      return OnnxLocalEmbedder.create({ dir: config.dir });
+    }
+    case "code-model": {
+      const stored = await readModel(options.modelFile);
+      if (stored) {
+        try {
+          const model = deserializeCodeModel(stored);
+          if (model.dimensions === config.dimensions || !options.trainingChunks) return new CodeModelEmbedder(model);
+        } catch (error) {
+          if (!options.trainingChunks) throw new NotIndexedError(`the code model is unreadable (${(error as Error).message}); run umbra index`);
+        }
+      }
+      if (!options.trainingChunks) throw new NotIndexedError("this workspace has no index yet; run `umbra index` first");
+      const model = trainCodeModel(await options.trainingChunks(), { dimensions: config.dimensions });
+      await mkdir(dirname(options.modelFile), { recursive: true });
+      const temp = `${options.modelFile}.${process.pid}.tmp`;
+      await writeFile(temp, serializeCodeModel(model));
+      await rename(temp, options.modelFile);
+      return new CodeModelEmbedder(model);
+    }
+  }
+}

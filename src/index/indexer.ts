@@ -1,0 +1,345 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { basename } from "node:path";
+import type { UmbraConfig } from "../config/config.js";
+import { embeddingCacheDir, workspaceDir } from "../config/paths.js";
+import {
+  CorruptStateError,
+  type ChangeSet,
+  diffFiles,
+  indexableFiles,
+  loadSnapshot,
+  type Snapshot,
+  type SkippedEntry,
+  saveSnapshot,
+  scanWorkspace,
+  skippedForIndex,
+  takeSnapshot,
+} from "../workspace/index.js";
+import { resolveRoot } from "../workspace/root.js";
+import { type Chunk, chunkFile, detectLanguage } from "./chunk/index.js";
+import { type Embedder, EmbeddingCache, embedCached } from "./embed/index.js";
+import { openEmbedder } from "./embedders.js";
+import { type IndexLayout, indexLayout } from "./layout.js";
+import { acquireLock } from "./lock.js";
+import { loadOrCreateSecret, PathMasker } from "./mask.js";
+import { CorruptIndexError, type FileRow, LexicalStore, type NewChunk } from "./store/lexical.js";
+import { type VectorRow, VectorStore } from "./store/vectors.js";
+import { codeTokens, termFrequencies } from "./tokenize.js";
+
+export type IndexPhase = "scan" | "hash" | "chunk" | "train" | "embed" | "write";
+
+export interface IndexProgress {
+  phase: IndexPhase;
+  done: number;
+  total: number;
+}
+
+export interface IndexOptions {
+  config: UmbraConfig;
+  env?: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  onProgress?: (progress: IndexProgress) => void;
+  onWarning?: (message: string) => void;
+  /** How long to wait for another run holding the workspace lock (default 10 minutes). */
+  lockWaitMs?: number;
+  /** Replaces the configured embedder (tests use a counting one). */
+  embedder?: Embedder;
+}
+
+export interface IndexReport {
+  root: string;
+  rootHash: string;
+  files: number;
+  chunks: number;
+  changes: { added: number; modified: number; removed: number; renamed: number };
+  hashedFiles: number;
+  embedded: number;
+  cachedEmbeddings: number;
+  skipped: SkippedEntry[];
+  skippedByReason: Record<string, number>;
+  embedderId: string;
+  durationMs: number;
+  /** Set when corrupt or incompatible state was thrown away and rebuilt. */
+  rebuilt?: string;
+}
+
+export class IndexInterruptedError extends Error {
+  override name = "IndexInterruptedError";
+}
+
+interface OpenState {
+  lexical: LexicalStore;
+  rebuilt?: string;
+}
+
+function openLexical(layout: IndexLayout, warn: (message: string) => void): OpenState {
+  try {
+    return { lexical: LexicalStore.open(layout.lexical, { check: true }) };
+  } catch (error) {
+    if (!(error instanceof CorruptIndexError)) throw error;
+    const aside = LexicalStore.quarantine(layout.lexical);
+    const message = `${error.message}; moved aside to ${basename(aside)} and rebuilding the index`;
+    warn(message);
+    return { lexical: LexicalStore.open(layout.lexical), rebuilt: message };
+  }
+}
+
+async function loadPreviousSnapshot(file: string, warn: (message: string) => void): Promise<Snapshot | undefined> {
+  try {
+    return await loadSnapshot(file);
+  } catch (error) {
+    if (!(error instanceof CorruptStateError)) throw error;
+    warn(`${error.message}; rescanning every file`);
+    return undefined;
+  }
+}
+
+/** Lexical terms of a chunk: its code tokens plus its file path's and symbol's tokens. */
+export function chunkTerms(chunk: Chunk): { terms: Map<string, number>; length: number } {
+  const tokens = codeTokens(chunk.text);
+  tokens.push(...codeTokens(chunk.path.replace(/\.[A-Za-z0-9]+$/, "")));
+  tokens.push(...codeTokens(chunk.symbol));
+  return { terms: termFrequencies(tokens), length: tokens.length };
+}
+
+function countByReason(skipped: readonly SkippedEntry[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const entry of skipped) out[entry.reason] = (out[entry.reason] ?? 0) + 1;
+  return out;
+}
+
+function checkAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) {
+    throw new IndexInterruptedError("indexing interrupted; finished files are saved, run it again to resume");
+  }
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/**
+ * Builds or updates the index of a workspace: scan (stat fast path), hash what changed, diff against what
+ * is indexed, chunk changed files, embed only chunks missing from the cache, and write both stores in
+ * per-batch commits. Work is proportional to what changed; an interrupted run resumes where it stopped.
+ */
+export async function indexWorkspace(rootArg: string, options: IndexOptions): Promise<IndexReport> {
+  const started = Date.now();
+  const warn = options.onWarning ?? (() => {});
+  const progress = options.onProgress ?? (() => {});
+  const root = await resolveRoot(rootArg);
+  const layout = indexLayout(workspaceDir(root, options.env));
+  const release = await acquireLock(layout.lock, {
+    waitMs: options.lockWaitMs ?? 10 * 60_000,
+    onWait: (holder) => warn(`waiting for another umbra run on this workspace (${holder})`),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  let state: OpenState | undefined;
+  let vectors: VectorStore | undefined;
+  let cache: EmbeddingCache | undefined;
+  try {
+    state = openLexical(layout, warn);
+    const { lexical } = state;
+
+    // 1. Scan and hash: only files whose size or mtime changed are read.
+    progress({ phase: "scan", done: 0, total: 0 });
+    const scan = await scanWorkspace(root, {
+      maxFileBytes: options.config.index.maxFileBytes,
+      ...(options.config.index.excludeDirs ? { excludeDirs: options.config.index.excludeDirs } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const previous = state.rebuilt ? undefined : await loadPreviousSnapshot(layout.merkle, warn);
+    const { snapshot, hashedFiles } = await takeSnapshot(root, scan, previous, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      onProgress: (done, total) => progress({ phase: "hash", done, total }),
+    });
+    checkAborted(options.signal);
+
+    // 2. What to index: text files in a language we know.
+    const target: Record<string, string> = {};
+    for (const path of indexableFiles(snapshot)) {
+      const entry = snapshot.files[path];
+      if (entry && detectLanguage(path) !== undefined) target[path] = entry.hash;
+    }
+
+    // 3. Embedder, path masking and stores.
+    cache = new EmbeddingCache({ dir: embeddingCacheDir(options.env), onWarning: warn });
+    const secret = await loadOrCreateSecret(layout.secret);
+    const masker = new PathMasker(secret);
+    const secretId = sha256(secret.toString("hex")).slice(0, 16);
+    let indexed = Object.fromEntries(lexical.files().map((row) => [row.path, row.hash]));
+    const chunkCache = new Map<string, Chunk[]>();
+    const chunkPaths = async (paths: readonly string[]): Promise<void> => {
+      let done = 0;
+      for (const path of paths) {
+        if (!chunkCache.has(path)) chunkCache.set(path, await chunkOne(root, path, options.config.index.chunkTokens));
+        progress({ phase: "chunk", done: ++done, total: paths.length });
+        checkAborted(options.signal);
+      }
+    };
+    const embedder =
+      options.embedder ??
+      (await openEmbedder(options.config.index.embedder, {
+        modelFile: layout.codeModel,
+        env: options.env ?? process.env,
+        // The code model is learned from the workspace's own chunks on the first run.
+        trainingChunks: async () => {
+          const paths = Object.keys(target);
+          await chunkPaths(paths);
+          progress({ phase: "train", done: 0, total: 1 });
+          return paths.flatMap((path) => chunkCache.get(path) ?? []).map((chunk) => chunk.text);
+        },
+      }));
+    vectors = await VectorStore.open(layout.vectors, embedder.dimensions);
+    let rebuilt = state.rebuilt;
+    const identity = `${embedder.id}|${secretId}|${options.config.index.chunkTokens}`;
+    const storedIdentity = lexical.getMeta("identity");
+    if (storedIdentity !== identity || (await vectors.count()) === 0) {
+      if (storedIdentity !== undefined && storedIdentity !== identity) {
+        rebuilt = "the embedder, path key or chunk size changed; re-indexing every file";
+        warn(rebuilt);
+      }
+      if (storedIdentity !== identity || lexical.counts().chunks > 0) {
+        lexical.replaceFiles(Object.keys(indexed), []);
+        await vectors.clear();
+        indexed = {};
+      }
+      lexical.setMeta("identity", identity);
+    }
+
+    // 4. The change set between what is indexed and what is on disk.
+    const changes: ChangeSet = diffFiles(indexed, target);
+    const toWrite = [...changes.added, ...changes.modified, ...changes.renamed.map((r) => r.to)].sort();
+    const toRemove = [...changes.removed, ...changes.renamed.map((r) => r.from)];
+    let embedded = 0;
+    let cachedEmbeddings = 0;
+
+    if (toRemove.length > 0) {
+      await vectors.replace(
+        toRemove.map((path) => masker.mask(path)),
+        [],
+      );
+      lexical.replaceFiles(toRemove, []);
+    }
+
+    // 5. Chunk, embed and write in batches; each batch is committed on its own.
+    const batchSize = options.config.index.filesPerBatch;
+    let nextId = lexical.nextChunkId();
+    for (let start = 0; start < toWrite.length; start += batchSize) {
+      checkAborted(options.signal);
+      const paths = toWrite.slice(start, start + batchSize);
+      await chunkPaths(paths);
+      const chunks = paths.flatMap((path) => chunkCache.get(path) ?? []);
+      const result = await embedCached(
+        embedder,
+        cache,
+        chunks.map((chunk) => ({ hash: chunk.hash, text: chunk.text })),
+        {
+          batchSize: options.config.index.batchSize,
+          ...(options.signal ? { signal: options.signal } : {}),
+          onProgress: (done) => progress({ phase: "embed", done: start + (done / Math.max(1, chunks.length)) * paths.length, total: toWrite.length }),
+        },
+      );
+      embedded += result.embedded;
+      cachedEmbeddings += result.cached;
+      checkAborted(options.signal);
+
+      const written: { file: FileRow; chunks: (NewChunk & { id: number })[] }[] = [];
+      const rows: VectorRow[] = [];
+      for (const path of paths) {
+        const entry = snapshot.files[path];
+        const fileChunks = chunkCache.get(path) ?? [];
+        if (!entry) continue;
+        const file: FileRow = {
+          path,
+          mpath: masker.mask(path),
+          hash: entry.hash,
+          size: entry.size,
+          mtimeMs: entry.mtimeMs,
+          language: detectLanguage(path) ?? "text",
+        };
+        const newChunks = fileChunks.map((chunk) => {
+          const id = nextId++;
+          const vector = result.vectors.get(chunk.hash);
+          if (vector) {
+            rows.push({
+              id,
+              mpath: file.mpath,
+              startLine: chunk.startLine,
+              endLine: chunk.endLine,
+              language: chunk.language,
+              symbol: chunk.symbol,
+              hash: chunk.hash,
+              vector,
+            });
+          }
+          return {
+            id,
+            path,
+            startLine: chunk.startLine,
+            endLine: chunk.endLine,
+            language: chunk.language,
+            symbol: chunk.symbol,
+            hash: chunk.hash,
+            ...chunkTerms(chunk),
+          };
+        });
+        written.push({ file, chunks: newChunks });
+        chunkCache.delete(path);
+      }
+      // Vectors first, then the lexical commit that marks the files as indexed: a crash in between
+      // leaves the files unmarked, and the next run replaces their vector rows (replace is idempotent).
+      await vectors.replace([], rows);
+      lexical.replaceFiles([], written);
+      progress({ phase: "write", done: Math.min(start + batchSize, toWrite.length), total: toWrite.length });
+    }
+
+    if (toWrite.length + toRemove.length > 0) await vectors.optimize();
+    await saveSnapshot(layout.merkle, snapshot);
+    lexical.setMeta("lastSync", new Date().toISOString());
+    lexical.setMeta("rootHash", snapshot.rootHash);
+    lexical.setMeta("embedder", embedder.id);
+
+    const skipped = [...skippedForIndex(snapshot)];
+    for (const path of indexableFiles(snapshot)) {
+      if (detectLanguage(path) === undefined) skipped.push({ path, reason: "unsupported" as SkippedEntry["reason"] });
+    }
+    const counts = lexical.counts();
+    return {
+      root,
+      rootHash: snapshot.rootHash,
+      files: counts.files,
+      chunks: counts.chunks,
+      changes: {
+        added: changes.added.length,
+        modified: changes.modified.length,
+        removed: changes.removed.length,
+        renamed: changes.renamed.length,
+      },
+      hashedFiles,
+      embedded,
+      cachedEmbeddings,
+      skipped,
+      skippedByReason: countByReason(skipped),
+      embedderId: embedder.id,
+      durationMs: Date.now() - started,
+      ...(rebuilt ? { rebuilt } : {}),
+    };
+  } finally {
+    vectors?.close();
+    cache?.close();
+    state?.lexical.close();
+    release();
+  }
+}
+
+async function chunkOne(root: string, path: string, maxTokens: number): Promise<Chunk[]> {
+  let content: string;
+  try {
+    content = await readFile(`${root}/${path}`, "utf8");
+  } catch {
+    return []; // vanished since the scan: the next run sees it as removed
+  }
+  return chunkFile(path, content, { maxTokens });
+}

@@ -1,0 +1,44 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+
+/**
+ * Path masking: every component of a path, split on `/` and `.`, becomes a keyed HMAC, so stored
+ * metadata keeps the folder shape (`a/b.c` → `x/y.z`) but not the names.
+ */
+export class PathMasker {
+  constructor(private readonly key: Buffer) {}
+
+  maskComponent(component: string): string {
+    return createHmac("sha256", this.key).update(component).digest("base64url").slice(0, 12);
+  }
+
+  mask(path: string): string {
+    return path
+      .split("/")
+      .map((segment) =>
+        segment
+          .split(".")
+          .map((part) => (part === "" ? "" : this.maskComponent(part)))
+          .join("."),
+      )
+      .join("/");
+  }
+}
+
+/** Reads the per-workspace secret, creating it (mode 0600) on first use. */
+export async function loadOrCreateSecret(file: string): Promise<Buffer> {
+  try {
+    const key = await readFile(file);
+    if (key.length >= 32) return key;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  await mkdir(dirname(file), { recursive: true });
+  const key = randomBytes(32);
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, key, { mode: 0o600 });
+  await chmod(temp, 0o600);
+  await rename(temp, file);
+  return key;
+}

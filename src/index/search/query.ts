@@ -1,0 +1,132 @@
+import { codeTokens, identifiers, splitIdentifier } from "../tokenize.js";
+
+/** A stack-trace frame found in a query. */
+export interface Frame {
+  path: string;
+  line?: number;
+  symbol?: string;
+}
+
+/** What a query asks for: weighted lexical terms, code identifiers, file paths and stack frames. */
+export interface ParsedQuery {
+  text: string;
+  /** Lexical term → weight (identifiers, paths and frames weigh more than prose). */
+  terms: Map<string, number>;
+  /** Identifiers that look like code (snake_case, camelCase, dotted, called), as written. */
+  identifiers: string[];
+  /** Paths or dotted module names mentioned, normalised to `a/b/c` (extension kept when given). */
+  paths: string[];
+  frames: Frame[];
+}
+
+const STOP_WORDS = new Set(
+  `a about above after again against all also am an and any are as at be because been before being below between
+  both but by can could did do does doing don down during each few for from further had has have having he her here
+  hers him his how i if in into is it its itself just let me more most my no nor not now of off on once only or
+  other our out over own same she should so some such than that the their them then there these they this those
+  through to too under until up very was we were what when where which while who whom why will with would you your
+  yours get got use used using like want wants work works seems seem see way thing things something example issue
+  bug problem expected actual behavior behaviour result results output error errors following instead however still
+  even though make makes made case cases doesn isn aren wasn didn shouldn couldn won ll ve re thanks please hi hello`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+
+const FILE_PATH =
+  /(?:[A-Za-z0-9_.-]+\/)*[A-Za-z0-9_.-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|md|rst|txt|json|toml|yaml|yml|cfg|ini|html|css|scss|vue|svelte|swift|scala|sh)\b/g;
+const PYTHON_FRAME = /File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>]*))?/g;
+const JS_FRAME = /at (?:([\w$.<>]+) )?\(?((?:[A-Za-z]:)?[^\s():]+\.[A-Za-z]+):(\d+)(?::\d+)?\)?/g;
+const GO_FRAME = /^\s*((?:[\w.-]+\/)*[\w.-]+\.go):(\d+)/gm;
+const DOTTED = /\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b/g;
+const CALLED = /\b([A-Za-z_][A-Za-z0-9_]*)\s*\(/g;
+const CODE_SPAN = /```[\s\S]*?```|`[^`\n]+`/g;
+
+/** An identifier that is recognisably code rather than an English word. */
+export function looksLikeCode(identifier: string): boolean {
+  return (
+    identifier.includes("_") ||
+    /[a-z][A-Z]/.test(identifier) ||
+    /[A-Z]{2,}[a-z]/.test(identifier) ||
+    /^[A-Z][a-z]+[A-Z]/.test(identifier) ||
+    /[A-Za-z][0-9]/.test(identifier)
+  );
+}
+
+function normalisePath(raw: string): string {
+  let path = raw.replace(/\\/g, "/");
+  const marker = path.search(/(?:site|dist)-packages\//);
+  if (marker >= 0) path = path.slice(path.indexOf("/", marker) + 1);
+  return path.replace(/^\.?\//, "").replace(/^\/+/, "");
+}
+
+function addTerm(terms: Map<string, number>, term: string, weight: number): void {
+  if (term.length < 2 || STOP_WORDS.has(term)) return;
+  terms.set(term, (terms.get(term) ?? 0) + weight);
+}
+
+function parseFrames(text: string): Frame[] {
+  const frames: Frame[] = [];
+  for (const m of text.matchAll(PYTHON_FRAME)) {
+    const symbol = m[3] && m[3] !== "<module>" ? m[3] : undefined;
+    frames.push({ path: normalisePath(m[1] ?? ""), line: Number(m[2]), ...(symbol ? { symbol } : {}) });
+  }
+  for (const m of text.matchAll(JS_FRAME)) {
+    if (m[2]?.includes("node:internal")) continue;
+    const symbol = m[1]?.split(".").pop();
+    frames.push({ path: normalisePath(m[2] ?? ""), line: Number(m[3]), ...(symbol ? { symbol } : {}) });
+  }
+  for (const m of text.matchAll(GO_FRAME))
+    frames.push({ path: normalisePath(m[1] ?? ""), line: Number(m[2]) });
+  return frames;
+}
+
+/**
+ * Reads a query — a few words, an identifier, or a whole bug report with code and a stack trace — into
+ * weighted terms. Identifiers in code spans, called names, dotted names, paths and frames weigh more.
+ */
+export function parseQuery(text: string): ParsedQuery {
+  const terms = new Map<string, number>();
+  const frames = parseFrames(text);
+  const codeText = (text.match(CODE_SPAN) ?? []).join("\n");
+  const codeIdentifiers = new Set(identifiers(codeText));
+  const called = new Set([...text.matchAll(CALLED)].map((m) => m[1] ?? ""));
+
+  const paths = new Set<string>();
+  for (const frame of frames) paths.add(frame.path);
+  for (const m of text.matchAll(FILE_PATH)) paths.add(normalisePath(m[0]));
+  const dotted = text.match(DOTTED) ?? [];
+  for (const name of dotted) {
+    const parts = name.split(".");
+    // a dotted module path such as `pkg.sub.module` (not `self.x` or a file name with an extension)
+    if (parts.length >= 3 && parts[0] !== "self" && parts.every((p) => /^[a-z_][a-z0-9_]*$/.test(p))) {
+      paths.add(parts.join("/"));
+    }
+  }
+
+  const found = new Set<string>();
+  for (const identifier of identifiers(text)) {
+    const lower = identifier.toLowerCase();
+    const isCode = looksLikeCode(identifier) || codeIdentifiers.has(identifier) || called.has(identifier);
+    if (isCode) found.add(identifier);
+    const parts = splitIdentifier(identifier).filter((p) => p.length > 1);
+    if (parts.length > 1) {
+      addTerm(terms, lower, isCode ? 3 : 1);
+      for (const part of parts) addTerm(terms, part, isCode ? 1 : 0.5);
+    } else {
+      addTerm(terms, lower, isCode ? 2 : 1);
+    }
+  }
+  for (const frame of frames) {
+    if (frame.symbol) {
+      found.add(frame.symbol);
+      addTerm(terms, frame.symbol.toLowerCase(), 3);
+    }
+  }
+  for (const path of paths) {
+    for (const token of codeTokens(path.replace(/\.[a-z]+$/, ""))) addTerm(terms, token, 1);
+  }
+  // Dampen repetition: a term repeated ten times is not ten times as important.
+  for (const [term, weight] of terms) terms.set(term, Math.sqrt(weight) * (weight > 0 ? 1 : 0));
+
+  return { text, terms, identifiers: [...found], paths: [...paths], frames };
+}

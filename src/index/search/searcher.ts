@@ -1,0 +1,153 @@
+import { createHash } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import picomatch from "picomatch";
+import type { Embedder } from "../embed/index.js";
+import type { ChunkRow, FileRow, LexicalStore } from "../store/lexical.js";
+import type { VectorStore } from "../store/vectors.js";
+import { reciprocalRankFusion, type RankedList } from "./fusion.js";
+import { type ParsedQuery, parseQuery } from "./query.js";
+
+export interface SearchOptions {
+  limit?: number;
+  /** Glob over workspace-relative paths (e.g. `src/**\/*.ts`). */
+  pathGlob?: string;
+  language?: string;
+  /** Leg weights for fusion; a weight of 0 turns a leg off. */
+  weights?: Partial<Record<LegName, number>>;
+}
+
+export type LegName = "lexical" | "vector" | "exact";
+
+export interface SearchHit {
+  path: string;
+  startLine: number;
+  endLine: number;
+  score: number;
+  symbol: string;
+  language: string;
+  /** The file changed on disk since it was indexed: the lines may have moved. */
+  stale: boolean;
+}
+
+const DEFAULT_WEIGHTS: Record<LegName, number> = { lexical: 1, vector: 0.7, exact: 1.2 };
+const LEG_DEPTH = 200;
+
+/** Stores a search reads; opened by the caller for the lifetime of one or many searches. */
+export interface SearchContext {
+  root: string;
+  lexical: LexicalStore;
+  vectors: VectorStore | undefined;
+  embedder: Embedder | undefined;
+}
+
+/** Chunks of files the query names (paths, dotted modules, stack frames), frame lines first. */
+function exactLeg(context: SearchContext, query: ParsedQuery, files: readonly FileRow[]): number[] {
+  const ranked: number[] = [];
+  const seen = new Set<number>();
+  const push = (rows: readonly ChunkRow[]) => {
+    for (const row of rows) {
+      if (!seen.has(row.id)) {
+        seen.add(row.id);
+        ranked.push(row.id);
+      }
+    }
+  };
+  const framesFirst = [...query.frames].reverse(); // innermost frame last in Python tracebacks
+  for (const frame of framesFirst) {
+    const file = matchPath(files, frame.path);
+    if (!file) continue;
+    const chunks = context.lexical.chunksOfPaths([file.path]);
+    push(chunks.filter((c) => frame.line !== undefined && c.startLine <= frame.line && frame.line <= c.endLine));
+  }
+  push(context.lexical.chunksBySymbolName(query.identifiers, 20));
+  for (const path of query.paths) {
+    const file = matchPath(files, path);
+    if (file) push(context.lexical.chunksOfPaths([file.path]).slice(0, 20));
+  }
+  return ranked;
+}
+
+/** The indexed file a mentioned path refers to: exact, suffix, module path (`a/b` → `a/b.py`, `a/b/__init__.py`). */
+export function matchPath(files: readonly FileRow[], mentioned: string): FileRow | undefined {
+  const clean = mentioned.replace(/^\/+/, "");
+  const hasExtension = /\.[A-Za-z0-9]+$/.test(clean);
+  let best: FileRow | undefined;
+  for (const file of files) {
+    const candidates = hasExtension
+      ? [clean]
+      : [`${clean}.py`, `${clean}/__init__.py`, `${clean}.ts`, `${clean}.js`, `${clean}.go`, `${clean}.rs`];
+    for (const candidate of candidates) {
+      if (file.path === candidate || file.path.endsWith(`/${candidate}`) || candidate.endsWith(`/${file.path}`)) {
+        if (!best || file.path.length < best.path.length) best = file;
+      }
+    }
+  }
+  return best;
+}
+
+async function isStale(root: string, file: FileRow): Promise<boolean> {
+  try {
+    const info = await stat(join(root, file.path));
+    if (info.size === file.size && info.mtimeMs === file.mtimeMs) return false;
+    const bytes = await readFile(join(root, file.path));
+    return createHash("sha256").update(bytes).digest("hex") !== file.hash;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Hybrid search: lexical BM25 over chunks, vector similarity and exact matches of named files and
+ * symbols, fused with reciprocal-rank fusion; paths are resolved locally and hits whose file changed
+ * since indexing are flagged stale.
+ */
+export async function search(context: SearchContext, text: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+  const limit = options.limit ?? 10;
+  const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
+  const query = parseQuery(text);
+  const files = context.lexical.files();
+  const byPath = new Map(files.map((file) => [file.path, file]));
+  const byMaskedPath = new Map(files.map((file) => [file.mpath, file]));
+  const depth = Math.max(LEG_DEPTH, limit * 5);
+  const lists: RankedList[] = [];
+
+  if (weights.lexical > 0 && query.terms.size > 0) {
+    const hits = context.lexical.bm25(query.terms, { limit: depth });
+    lists.push({ name: "lexical", weight: weights.lexical, ids: hits.map((hit) => hit.id) });
+  }
+  if (weights.vector > 0 && context.vectors && context.embedder) {
+    const [vector] = await context.embedder.embed([text]);
+    if (vector && vector.some((x) => x !== 0)) {
+      const hits = await context.vectors.search(vector, depth);
+      lists.push({ name: "vector", weight: weights.vector, ids: hits.filter((h) => byMaskedPath.has(h.mpath)).map((h) => h.id) });
+    }
+  }
+  if (weights.exact > 0) lists.push({ name: "exact", weight: weights.exact, ids: exactLeg(context, query, files) });
+
+  const fused = reciprocalRankFusion(lists);
+  const rows = context.lexical.chunks(fused.slice(0, depth * 2).map((hit) => hit.id));
+  const matchesGlob = options.pathGlob ? picomatch(options.pathGlob, { dot: true }) : undefined;
+  const hits: SearchHit[] = [];
+  const staleness = new Map<string, Promise<boolean>>();
+  for (const { id, score } of fused) {
+    if (hits.length >= limit) break;
+    const row = rows.get(id);
+    const file = row ? byPath.get(row.path) : undefined;
+    if (!row || !file) continue;
+    if (matchesGlob && !matchesGlob(row.path)) continue;
+    if (options.language && row.language !== options.language) continue;
+    if (!staleness.has(file.path)) staleness.set(file.path, isStale(context.root, file));
+    hits.push({
+      path: row.path,
+      startLine: row.startLine,
+      endLine: row.endLine,
+      score,
+      symbol: row.symbol,
+      language: row.language,
+      stale: false,
+    });
+  }
+  for (const hit of hits) hit.stale = (await staleness.get(hit.path)) ?? false;
+  return hits;
+}

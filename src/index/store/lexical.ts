@@ -1,0 +1,290 @@
+import { mkdirSync, renameSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+
+const SCHEMA_VERSION = "1";
+
+/** One chunk as the lexical store keeps it: location and metadata, never code. */
+export interface ChunkRow {
+  id: number;
+  path: string;
+  startLine: number;
+  endLine: number;
+  language: string;
+  symbol: string;
+  hash: string;
+}
+
+export interface FileRow {
+  path: string;
+  mpath: string;
+  hash: string;
+  size: number;
+  mtimeMs: number;
+  language: string;
+}
+
+/** A chunk ready to be written: its row (without id) and its lexical terms with frequencies. */
+export interface NewChunk extends Omit<ChunkRow, "id"> {
+  terms: Map<string, number>;
+  length: number;
+}
+
+export interface ScoredChunk {
+  id: number;
+  score: number;
+}
+
+export class CorruptIndexError extends Error {
+  override name = "CorruptIndexError";
+}
+
+/**
+ * The local lexical index (SQLite): indexed files, chunk metadata and a term → chunk postings table
+ * scored with BM25. It is also the record of which file contents are fully indexed, so an interrupted
+ * run resumes from it.
+ */
+export class LexicalStore {
+  private constructor(private readonly db: Database.Database) {}
+
+  /** Opens (creating) the store; `check` runs SQLite's integrity check, which reads the whole file. */
+  static open(file: string, options: { check?: boolean } = {}): LexicalStore {
+    mkdirSync(dirname(file), { recursive: true });
+    let db: Database.Database;
+    try {
+      db = new Database(file);
+      db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = NORMAL");
+      db.pragma("busy_timeout = 10000");
+      if (options.check) {
+        const result = db.pragma("quick_check", { simple: true });
+        if (result !== "ok") throw new Error(String(result));
+      }
+    } catch (error) {
+      throw new CorruptIndexError(`lexical index ${file} is corrupt: ${(error as Error).message}`);
+    }
+    const store = new LexicalStore(db);
+    store.migrate();
+    return store;
+  }
+
+  /** Moves a corrupt database aside so a fresh one can be built. */
+  static quarantine(file: string): string {
+    const aside = `${file}.corrupt-${Date.now()}`;
+    for (const suffix of ["", "-wal", "-shm"]) {
+      try {
+        renameSync(file + suffix, aside + suffix);
+      } catch {
+        // a missing side file is fine
+      }
+    }
+    return aside;
+  }
+
+  private migrate(): void {
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS files(
+        path TEXT PRIMARY KEY, mpath TEXT NOT NULL, hash TEXT NOT NULL,
+        size INTEGER NOT NULL, mtime REAL NOT NULL, language TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS chunks(
+        id INTEGER PRIMARY KEY, path TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+        language TEXT NOT NULL, symbol TEXT NOT NULL, hash TEXT NOT NULL, length INTEGER NOT NULL);
+      CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+      CREATE TABLE IF NOT EXISTS postings(
+        term TEXT NOT NULL, chunk INTEGER NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL,
+        PRIMARY KEY(term, chunk)) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS postings_chunk ON postings(chunk);
+    `);
+    const version = this.getMeta("schema");
+    if (version === undefined) this.setMeta("schema", SCHEMA_VERSION);
+    else if (version !== SCHEMA_VERSION) {
+      throw new CorruptIndexError(`lexical index has schema ${version}, expected ${SCHEMA_VERSION}`);
+    }
+  }
+
+  getMeta(key: string): string | undefined {
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as
+      | { value: string }
+      | undefined;
+    return row?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.db
+      .prepare(
+        "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      )
+      .run(key, value);
+  }
+
+  /** Every indexed file. */
+  files(): FileRow[] {
+    return this.db
+      .prepare("SELECT path, mpath, hash, size, mtime AS mtimeMs, language FROM files ORDER BY path")
+      .all() as FileRow[];
+  }
+
+  fileByMaskedPath(mpath: string): FileRow | undefined {
+    return this.db
+      .prepare("SELECT path, mpath, hash, size, mtime AS mtimeMs, language FROM files WHERE mpath = ?")
+      .get(mpath) as FileRow | undefined;
+  }
+
+  counts(): { files: number; chunks: number } {
+    const files = (this.db.prepare("SELECT count(*) AS n FROM files").get() as { n: number }).n;
+    const chunks = (this.db.prepare("SELECT count(*) AS n FROM chunks").get() as { n: number }).n;
+    return { files, chunks };
+  }
+
+  /** The next free chunk id (ids are never reused within one database). */
+  nextChunkId(): number {
+    const row = this.db.prepare("SELECT max(id) AS id FROM chunks").get() as { id: number | null };
+    const stored = Number(this.getMeta("nextChunkId") ?? "1");
+    return Math.max(stored, (row.id ?? 0) + 1);
+  }
+
+  /**
+   * Replaces, in one transaction, everything indexed for the given paths: removed paths lose their rows,
+   * written files get their new chunks. Chunk ids are assigned by the caller (they are shared with the
+   * vector store).
+   */
+  replaceFiles(
+    removedPaths: readonly string[],
+    written: readonly { file: FileRow; chunks: (NewChunk & { id: number })[] }[],
+  ): void {
+    const deletePostings = this.db.prepare(
+      "DELETE FROM postings WHERE chunk IN (SELECT id FROM chunks WHERE path = ?)",
+    );
+    const deleteChunks = this.db.prepare("DELETE FROM chunks WHERE path = ?");
+    const deleteFile = this.db.prepare("DELETE FROM files WHERE path = ?");
+    const insertFile = this.db.prepare(
+      "INSERT INTO files(path, mpath, hash, size, mtime, language) VALUES(@path, @mpath, @hash, @size, @mtimeMs, @language)",
+    );
+    const insertChunk = this.db.prepare(
+      "INSERT INTO chunks(id, path, start_line, end_line, language, symbol, hash, length) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    const insertPosting = this.db.prepare("INSERT INTO postings(term, chunk, tf, dl) VALUES(?, ?, ?, ?)");
+    const run = this.db.transaction(() => {
+      let maxId = 0;
+      const clear = (path: string) => {
+        deletePostings.run(path);
+        deleteChunks.run(path);
+        deleteFile.run(path);
+      };
+      for (const path of removedPaths) clear(path);
+      for (const { file, chunks } of written) {
+        clear(file.path);
+        insertFile.run(file);
+        for (const chunk of chunks) {
+          insertChunk.run(
+            chunk.id,
+            file.path,
+            chunk.startLine,
+            chunk.endLine,
+            chunk.language,
+            chunk.symbol,
+            chunk.hash,
+            chunk.length,
+          );
+          for (const [term, tf] of chunk.terms) insertPosting.run(term, chunk.id, tf, chunk.length);
+          maxId = Math.max(maxId, chunk.id);
+        }
+      }
+      if (maxId > 0)
+        this.setMeta("nextChunkId", String(Math.max(maxId + 1, Number(this.getMeta("nextChunkId") ?? "1"))));
+    });
+    run();
+  }
+
+  /** Chunk rows by id. */
+  chunks(ids: readonly number[]): Map<number, ChunkRow> {
+    const out = new Map<number, ChunkRow>();
+    const statement = this.db.prepare(
+      "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE id = ?",
+    );
+    for (const id of ids) {
+      const row = statement.get(id) as ChunkRow | undefined;
+      if (row) out.set(id, row);
+    }
+    return out;
+  }
+
+  /** Chunks of the given files, in file order. */
+  chunksOfPaths(paths: readonly string[]): ChunkRow[] {
+    const statement = this.db.prepare(
+      "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE path = ? ORDER BY start_line",
+    );
+    return paths.flatMap((path) => statement.all(path) as ChunkRow[]);
+  }
+
+  /** Chunks whose symbol path ends with one of the names (exact, case-sensitive). */
+  chunksBySymbolName(names: readonly string[], limit: number): ChunkRow[] {
+    const statement = this.db.prepare(
+      `SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks
+       WHERE symbol = ? OR symbol LIKE ? ESCAPE '\\' LIMIT ?`,
+    );
+    const out: ChunkRow[] = [];
+    for (const name of names) {
+      const escaped = name.replace(/[\\%_]/g, (c) => `\\${c}`);
+      out.push(...(statement.all(name, `% > ${escaped}`, limit) as ChunkRow[]));
+    }
+    return out;
+  }
+
+  /** Corpus statistics for BM25. */
+  private stats(): { documents: number; averageLength: number } {
+    const row = this.db.prepare("SELECT count(*) AS n, avg(length) AS avg FROM chunks").get() as {
+      n: number;
+      avg: number | null;
+    };
+    return { documents: row.n, averageLength: row.avg ?? 1 };
+  }
+
+  /** Document frequency of each term. */
+  documentFrequencies(terms: readonly string[]): Map<string, number> {
+    const statement = this.db.prepare("SELECT count(*) AS n FROM postings WHERE term = ?");
+    return new Map(terms.map((term) => [term, (statement.get(term) as { n: number }).n]));
+  }
+
+  /**
+   * BM25 over chunks with per-term query weights. Terms present in more than `maxDocumentRatio` of the
+   * chunks are skipped: they barely move scores and cost the most to read.
+   */
+  bm25(
+    weights: ReadonlyMap<string, number>,
+    options: { limit: number; maxDocumentRatio?: number },
+  ): ScoredChunk[] {
+    const { documents, averageLength } = this.stats();
+    if (documents === 0) return [];
+    const k1 = 1.2;
+    const b = 0.75;
+    const maxDf = Math.max(50, documents * (options.maxDocumentRatio ?? 0.3));
+    const dfs = this.documentFrequencies([...weights.keys()]);
+    const postings = this.db.prepare("SELECT chunk, tf, dl FROM postings WHERE term = ?").raw();
+    const scores = new Map<number, number>();
+    for (const [term, weight] of weights) {
+      const df = dfs.get(term) ?? 0;
+      if (df === 0 || df > maxDf) continue;
+      const idf = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
+      for (const row of postings.iterate(term) as Iterable<[number, number, number]>) {
+        const [chunk, tf, dl] = row;
+        const norm = tf + k1 * (1 - b + (b * dl) / averageLength);
+        scores.set(chunk, (scores.get(chunk) ?? 0) + weight * idf * ((tf * (k1 + 1)) / norm));
+      }
+    }
+    return topScores(scores, options.limit);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/** The `limit` highest entries of a score map, best first (ties broken by id for determinism). */
+export function topScores(scores: ReadonlyMap<number, number>, limit: number): ScoredChunk[] {
+  const all: ScoredChunk[] = [];
+  for (const [id, score] of scores) all.push({ id, score });
+  all.sort((a, b) => b.score - a.score || a.id - b.id);
+  return all.slice(0, limit);
+}

@@ -1,0 +1,121 @@
+import { mkdir } from "node:fs/promises";
+import * as lancedb from "@lancedb/lancedb";
+import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from "apache-arrow";
+
+const TABLE = "chunks";
+
+/** A row of the vector table: location, metadata and vector, never code; the path is masked. */
+export interface VectorRow {
+  id: number;
+  mpath: string;
+  startLine: number;
+  endLine: number;
+  language: string;
+  symbol: string;
+  hash: string;
+  vector: Float32Array;
+}
+
+export interface VectorHit {
+  id: number;
+  mpath: string;
+  distance: number;
+}
+
+function schema(dimensions: number): Schema {
+  return new Schema([
+    new Field("id", new Int32(), false),
+    new Field("mpath", new Utf8(), false),
+    new Field("startLine", new Int32(), false),
+    new Field("endLine", new Int32(), false),
+    new Field("language", new Utf8(), false),
+    new Field("symbol", new Utf8(), false),
+    new Field("hash", new Utf8(), false),
+    new Field("vector", new FixedSizeList(dimensions, new Field("item", new Float32(), true)), false),
+  ]);
+}
+
+function quote(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+/** Embedded LanceDB table of chunk vectors for one workspace. */
+export class VectorStore {
+  private constructor(
+    private readonly connection: lancedb.Connection,
+    private table: lancedb.Table,
+    readonly dimensions: number,
+  ) {}
+
+  /** Opens the table, (re)creating it when missing or when its vector size differs. */
+  static async open(dir: string, dimensions: number): Promise<VectorStore> {
+    await mkdir(dir, { recursive: true });
+    const connection = await lancedb.connect(dir);
+    const existing = await VectorStore.existing(connection, dimensions);
+    if (existing) return existing;
+    if ((await connection.tableNames()).includes(TABLE)) await connection.dropTable(TABLE);
+    const table = await connection.createEmptyTable(TABLE, schema(dimensions));
+    return new VectorStore(connection, table, dimensions);
+  }
+
+  /** Opens the table for reading only if it exists with this vector size; never creates or drops. */
+  static async openExisting(dir: string, dimensions: number): Promise<VectorStore | undefined> {
+    const connection = await lancedb.connect(dir);
+    const store = await VectorStore.existing(connection, dimensions);
+    if (!store) connection.close();
+    return store;
+  }
+
+  private static async existing(connection: lancedb.Connection, dimensions: number): Promise<VectorStore | undefined> {
+    if (!(await connection.tableNames()).includes(TABLE)) return undefined;
+    const table = await connection.openTable(TABLE);
+    const field = (await table.schema()).fields.find((f) => f.name === "vector");
+    const type = field?.type as FixedSizeList | undefined;
+    if (type?.listSize === dimensions) return new VectorStore(connection, table, dimensions);
+    table.close();
+    return undefined;
+  }
+
+  /** Removes every row of the given masked paths, then adds the new rows. Idempotent per path. */
+  async replace(removedMaskedPaths: readonly string[], rows: readonly VectorRow[]): Promise<void> {
+    const paths = [...new Set([...removedMaskedPaths, ...rows.map((row) => row.mpath)])];
+    for (let i = 0; i < paths.length; i += 500) {
+      const slice = paths.slice(i, i + 500);
+      await this.table.delete(`mpath IN (${slice.map(quote).join(", ")})`);
+    }
+    if (rows.length > 0) {
+      await this.table.add(rows.map((row) => ({ ...row, vector: Array.from(row.vector) })));
+    }
+  }
+
+  async count(): Promise<number> {
+    return this.table.countRows();
+  }
+
+  /** Nearest chunks by cosine distance. */
+  async search(vector: Float32Array, limit: number): Promise<VectorHit[]> {
+    const rows = (await this.table
+      .vectorSearch(Array.from(vector))
+      .distanceType("cosine")
+      .select(["id", "mpath", "_distance"])
+      .limit(limit)
+      .toArray()) as { id: number; mpath: string; _distance: number }[];
+    return rows.map((row) => ({ id: row.id, mpath: row.mpath, distance: row._distance }));
+  }
+
+  /** Compacts fragments and drops old versions after a run of many small writes. */
+  async optimize(): Promise<void> {
+    await this.table.optimize({ cleanupOlderThan: new Date() });
+  }
+
+  /** Removes all rows (used when the index is rebuilt from scratch). */
+  async clear(): Promise<void> {
+    await this.connection.dropTable(TABLE);
+    this.table = await this.connection.createEmptyTable(TABLE, schema(this.dimensions));
+  }
+
+  close(): void {
+    this.table.close();
+    this.connection.close();
+  }
+}

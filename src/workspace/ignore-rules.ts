@@ -1,0 +1,163 @@
+import { execFile } from "node:child_process";
+import { readFile, stat } from "node:fs/promises";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import ignore, { type Ignore } from "ignore";
+
+/** Ignore files honoured in every folder of a workspace, in the order they are applied (later wins). */
+export const GIT_IGNORE_FILES = [".gitignore"] as const;
+export const UMBRA_IGNORE_FILES = [".cursorignore", ".umbraignore"] as const;
+export const IGNORE_FILE_NAMES: ReadonlySet<string> = new Set([...GIT_IGNORE_FILES, ...UMBRA_IGNORE_FILES]);
+
+export interface SourcedPattern {
+  pattern: string;
+  /** The ignore file the pattern came from, as reported in `SkippedEntry.detail`. */
+  mark: string;
+}
+
+/**
+ * The rules in force in one folder. Git rules (.gitignore, .git/info/exclude, global excludes) and umbra
+ * rules (.umbraignore, .cursorignore) are kept apart so that a negation in one cannot re-include a path the
+ * other excludes: a path is skipped when either set excludes it.
+ */
+export interface IgnoreContext {
+  git?: Ignore;
+  umbra?: Ignore;
+}
+
+const IGNORE_CASE = process.platform === "darwin" || process.platform === "win32";
+
+/** Escapes glob syntax in a literal folder path so it can prefix a pattern. */
+function escapeGlob(literal: string): string {
+  const escaped = literal.replace(/[\\*?[\]]/g, "\\$&");
+  return escaped.startsWith("#") || escaped.startsWith("!") ? `\\${escaped}` : escaped;
+}
+
+/** Removes trailing spaces that are not escaped with a backslash, as git does. */
+function trimTrailingSpaces(line: string): string {
+  let end = line.length;
+  while (end > 0 && line[end - 1] === " " && line[end - 2] !== "\\") end--;
+  return line.slice(0, end);
+}
+
+/**
+ * Rewrites one line of an ignore file that lives in `baseDir` (posix, relative to the workspace root, ""
+ * for the root) into an equivalent pattern relative to the root, so that rules of nested files can be
+ * evaluated together with git's precedence (the last matching rule wins, deeper files come later).
+ * Returns undefined for blank lines, comments and patterns that match nothing.
+ */
+export function rebasePattern(line: string, baseDir: string): string | undefined {
+  const trimmed = trimTrailingSpaces(line.endsWith("\r") ? line.slice(0, -1) : line);
+  if (trimmed === "" || trimmed.startsWith("#")) return undefined;
+  if (baseDir === "") return trimmed;
+  const negative = trimmed.startsWith("!");
+  const body = negative ? trimmed.slice(1) : trimmed;
+  const dirOnly = body.endsWith("/");
+  let core = dirOnly ? body.slice(0, -1) : body;
+  if (core === "" || core === "/") return undefined;
+  // A slash at the start or in the middle anchors the pattern to its file's folder; otherwise it matches
+  // at any depth below that folder.
+  const anchored = core.includes("/");
+  if (core.startsWith("/")) core = core.slice(1);
+  const rebased = `${escapeGlob(baseDir)}/${anchored ? "" : "**/"}${core}${dirOnly ? "/" : ""}`;
+  return negative ? `!${rebased}` : rebased;
+}
+
+/** Parses the text of an ignore file found in `baseDir` into root-relative patterns marked with `source`. */
+export function parseIgnoreFile(text: string, baseDir: string, source: string): SourcedPattern[] {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const patterns: SourcedPattern[] = [];
+  for (const line of body.split("\n")) {
+    const pattern = rebasePattern(line, baseDir);
+    if (pattern !== undefined) patterns.push({ pattern, mark: source });
+  }
+  return patterns;
+}
+
+/** A rule set holding the parent's rules followed by `patterns` (which take precedence). */
+export function extendRules(
+  parent: Ignore | undefined,
+  patterns: readonly SourcedPattern[],
+): Ignore | undefined {
+  if (patterns.length === 0) return parent;
+  const next = ignore({ ignorecase: IGNORE_CASE });
+  if (parent) next.add(parent);
+  return next.add(patterns);
+}
+
+/**
+ * Which ignore file excludes `relPath` (posix, relative to the root), or undefined when none does.
+ * Directories are tested with a trailing slash so that directory-only patterns (`logs/`) apply.
+ */
+export function matchIgnore(context: IgnoreContext, relPath: string, isDir: boolean): string | undefined {
+  const subject = isDir ? `${relPath}/` : relPath;
+  for (const rules of [context.umbra, context.git]) {
+    if (!rules) continue;
+    const result = rules.test(subject);
+    if (result.ignored) return result.rule?.mark ?? "ignore file";
+  }
+  return undefined;
+}
+
+/** Reads a text file, or undefined when it is missing or cannot be read. */
+export async function readOptionalText(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function gitConfigExcludesFile(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  return new Promise((done) => {
+    try {
+      execFile(
+        "git",
+        ["config", "--global", "--path", "--get", "core.excludesFile"],
+        { env, timeout: 5000, windowsHide: true, encoding: "utf8" },
+        (error, stdout) => {
+          const value = error ? "" : stdout.trim();
+          done(value === "" ? undefined : value);
+        },
+      );
+    } catch {
+      done(undefined);
+    }
+  });
+}
+
+/**
+ * Where git's global excludes file is: `core.excludesFile` from the global git config (when git is
+ * installed), else `$XDG_CONFIG_HOME/git/ignore`, else `~/.config/git/ignore`. The file may not exist.
+ */
+export async function findGlobalExcludesFile(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string | undefined> {
+  const home = env.HOME || homedir();
+  const configured = await gitConfigExcludesFile(env);
+  if (configured !== undefined) return isAbsolute(configured) ? configured : resolve(home, configured);
+  const xdg = env.XDG_CONFIG_HOME;
+  if (xdg && isAbsolute(xdg)) return join(xdg, "git", "ignore");
+  return home ? join(home, ".config", "git", "ignore") : undefined;
+}
+
+/**
+ * The `info/exclude` file of the repository whose top level is `root`, following a `.git` file
+ * (`gitdir: …`, as in worktrees and submodules) to the real git directory.
+ */
+export async function findInfoExclude(root: string): Promise<string | undefined> {
+  const dotGit = join(root, ".git");
+  try {
+    const info = await stat(dotGit);
+    if (info.isDirectory()) return join(dotGit, "info", "exclude");
+    if (!info.isFile()) return undefined;
+  } catch {
+    return undefined;
+  }
+  const text = await readOptionalText(dotGit);
+  const match = text === undefined ? null : /^gitdir:\s*(.+?)\s*$/m.exec(text);
+  if (!match?.[1]) return undefined;
+  const gitDir = resolve(root, match[1]);
+  const common = (await readOptionalText(join(gitDir, "commondir")))?.trim();
+  return join(common ? resolve(gitDir, common) : gitDir, "info", "exclude");
+}

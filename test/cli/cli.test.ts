@@ -1,0 +1,118 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { cleanup, copyExamples, fingerprint, tempDir } from "../helpers/workspace.js";
+
+const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
+
+let home: string;
+let root: string;
+let env: NodeJS.ProcessEnv;
+
+function umbra(args: string[], input?: string) {
+  const result = spawnSync(process.execPath, [CLI, ...args], { env, input, encoding: "utf8", timeout: 120_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error("dist/ is missing: run `npm run build` first (npm test does)");
+});
+beforeEach(async () => {
+  home = await tempDir("cli-home");
+  root = await copyExamples();
+  env = { ...process.env, UMBRA_HOME: home, XDG_CONFIG_HOME: join(home, "config") };
+});
+afterEach(async () => {
+  await cleanup(home, join(root, ".."));
+});
+
+describe("umbra CLI", () => {
+  it("indexes, searches (argument, stdin, JSON), greps and reports status", async () => {
+    const before = await fingerprint(root);
+    const index = umbra(["index", root]);
+    expect(index.code).toBe(0);
+    expect(index.stdout).toMatch(/indexed 9 files/);
+
+    const search = umbra(["search", "--root", root, "--json", "--limit", "3", "parse", "money", "amount"]);
+    expect(search.code).toBe(0);
+    const hits = JSON.parse(search.stdout) as Record<string, unknown>[];
+    expect(hits).toHaveLength(3);
+    expect(Object.keys(hits[0] ?? {}).sort()).toEqual(["endLine", "path", "score", "stale", "startLine", "symbol"]);
+    expect(hits[0]?.path).toBe("billing/money.ts");
+
+    const stdin = umbra(["search", "-", "--root", root, "--json"], 'Traceback:\n  File "inventory/stock.py", line 27, in reserve\n');
+    expect((JSON.parse(stdin.stdout) as { path: string }[])[0]?.path).toBe("inventory/stock.py");
+
+    const filtered = umbra(["search", "total", "--root", root, "--json", "--lang", "python"]);
+    for (const hit of JSON.parse(filtered.stdout) as { path: string }[]) expect(hit.path).toMatch(/\.py$/);
+    const globbed = umbra(["search", "total", "--root", root, "--json", "--path", "billing/**"]);
+    for (const hit of JSON.parse(globbed.stdout) as { path: string }[]) expect(hit.path).toMatch(/^billing\//);
+
+    const grep = umbra(["grep", "OutOfStock\\(", "--root", root, "--json"]);
+    expect(grep.code).toBe(0);
+    expect((JSON.parse(grep.stdout) as { path: string }[]).map((m) => m.path)).toContain("inventory/stock.py");
+
+    const status = umbra(["status", "--root", root, "--json"]);
+    const parsed = JSON.parse(status.stdout) as Record<string, unknown>;
+    expect(parsed).toMatchObject({ indexed: true, files: 9 });
+    expect(parsed.rootHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(parsed.embedder).toMatch(/^umbra-code-ppmi-svd-/);
+    expect(await fingerprint(root)).toBe(before);
+  });
+
+  it("answers bad input with exit status 2 and a one-line reason", async () => {
+    const missing = umbra(["index", join(root, "missing")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim().split("\n")).toHaveLength(1);
+    expect(missing.stderr).toMatch(/does not exist/);
+
+    const notIndexed = umbra(["search", "x", "--root", root]);
+    expect(notIndexed.code).toBe(2);
+    expect(notIndexed.stderr).toMatch(/no index yet/);
+
+    expect(umbra(["search", "x", "--root", root, "--limit", "zero"]).code).toBe(2);
+    expect(umbra(["index", join(root, "README.md")]).code).toBe(2);
+    expect(umbra(["frobnicate"]).code).toBe(2);
+  });
+
+  it("warns when ignore files leave nothing to index", async () => {
+    await writeFile(join(root, ".cursorignore"), "*\n");
+    const result = umbra(["index", root]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/nothing was indexed/);
+    expect(result.stderr).toMatch(/ignored/);
+  });
+
+  it("resumes after kill -9 without redoing finished files", async () => {
+    await mkdir(join(home, "config", "umbra"), { recursive: true });
+    await writeFile(join(home, "config", "umbra", "config.json"), JSON.stringify({ index: { filesPerBatch: 20 } }));
+    await mkdir(join(root, "gen"));
+    for (let i = 0; i < 1500; i++) {
+      const body = Array.from({ length: 12 }, (_, j) => `    total_${j} = value_${i} * ${j} + offset_${(i * j) % 97}`).join("\n");
+      await writeFile(join(root, "gen", `module_${i}.py`), `def compute_${i}(value_${i}, offset):\n${body}\n    return total_0\n`);
+    }
+    const child: ChildProcess = spawn(process.execPath, [CLI, "index", root], { env, stdio: "ignore" });
+    const files = async () => {
+      const status = umbra(["status", "--root", root, "--json"]);
+      return status.code === 0 ? (JSON.parse(status.stdout) as { files: number }).files : 0;
+    };
+    let indexedBeforeKill = 0;
+    for (let i = 0; i < 600 && indexedBeforeKill === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      indexedBeforeKill = await files();
+    }
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.once("exit", resolve));
+    expect(indexedBeforeKill).toBeGreaterThan(0);
+    const afterKill = await files();
+    expect(afterKill).toBeLessThan(1509);
+
+    const resumed = umbra(["index", root, "--json"]);
+    expect(resumed.code).toBe(0);
+    const report = JSON.parse(resumed.stdout) as { files: number; changes: { added: number }; cachedEmbeddings: number };
+    expect(report.files).toBe(1509);
+    expect(report.changes.added).toBe(1509 - afterKill);
+  });
+});

@@ -1,0 +1,49 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config/config.js";
+import { dataDir, workspaceDir } from "../../src/config/paths.js";
+
+let dir: string | undefined;
+afterEach(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("configuration", () => {
+  it("layers defaults < user < workspace < environment < flags", async () => {
+    dir = await mkdtemp(join(tmpdir(), "umbra-config-"));
+    const configHome = join(dir, "config");
+    const workspace = join(dir, "ws");
+    await mkdir(join(configHome, "umbra"), { recursive: true });
+    await mkdir(join(workspace, ".umbra"), { recursive: true });
+    await writeFile(join(configHome, "umbra", "config.json"), JSON.stringify({ index: { maxFileBytes: 10, chunkTokens: 100 } }));
+    await writeFile(join(workspace, ".umbra", "config.json"), JSON.stringify({ index: { maxFileBytes: 20 } }));
+    const env = { XDG_CONFIG_HOME: configHome };
+    const config = loadConfig({ workspaceRoot: workspace, env });
+    expect(config.index.maxFileBytes).toBe(20);
+    expect(config.index.chunkTokens).toBe(100);
+    expect(config.index.embedder.provider).toBe("code-model");
+    const fromEnv = loadConfig({ workspaceRoot: workspace, env: { ...env, UMBRA_MAX_FILE_BYTES: "30" } });
+    expect(fromEnv.index.maxFileBytes).toBe(30);
+    const fromFlags = loadConfig({ workspaceRoot: workspace, env, flags: { index: { maxFileBytes: 40 } } });
+    expect(fromFlags.index.maxFileBytes).toBe(40);
+  });
+
+  it("rejects invalid files with a clear error", async () => {
+    const root = await mkdtemp(join(tmpdir(), "umbra-config-"));
+    dir = root;
+    await mkdir(join(root, ".umbra"));
+    const env = { XDG_CONFIG_HOME: join(root, "none") };
+    await writeFile(join(root, ".umbra", "config.json"), "{ not json");
+    expect(() => loadConfig({ workspaceRoot: root, env })).toThrow(ConfigError);
+    await writeFile(join(root, ".umbra", "config.json"), JSON.stringify({ index: { maxFileBytes: -1 } }));
+    expect(() => loadConfig({ workspaceRoot: root, env })).toThrow(/index.maxFileBytes/);
+  });
+
+  it("puts data under UMBRA_HOME, else XDG_DATA_HOME", () => {
+    expect(dataDir({ UMBRA_HOME: "/x" })).toBe("/x");
+    expect(dataDir({ XDG_DATA_HOME: "/d" })).toBe("/d/umbra");
+    expect(workspaceDir("/a", { UMBRA_HOME: "/x" })).not.toBe(workspaceDir("/b", { UMBRA_HOME: "/x" }));
+  });
+});

@@ -1,0 +1,49 @@
+import { createHash } from "node:crypto";
+import { cp, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const EXAMPLES = join(import.meta.dirname, "..", "..", "examples");
+
+/** A fresh temporary folder; remove it with `cleanup`. */
+export async function tempDir(prefix: string): Promise<string> {
+  return mkdtemp(join(tmpdir(), `umbra-${prefix}-`));
+}
+
+export async function cleanup(...dirs: (string | undefined)[]): Promise<void> {
+  for (const dir of dirs) if (dir) await rm(dir, { recursive: true, force: true });
+}
+
+/** A copy of the bundled examples/ project in a temporary folder. */
+export async function copyExamples(): Promise<string> {
+  const dir = await tempDir("ws");
+  const root = join(dir, "examples");
+  await cp(EXAMPLES, root, { recursive: true });
+  return root;
+}
+
+/**
+ * Every entry below `root` with its content hash and mtime: two equal fingerprints mean the folder is
+ * byte-identical, has the same timestamps and gained no files.
+ */
+export async function fingerprint(root: string): Promise<string> {
+  const lines: string[] = [];
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true });
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      const rel = `${prefix}${entry.name}`;
+      const info = await stat(path);
+      if (entry.isDirectory()) {
+        lines.push(`d ${rel}`);
+        await walk(path, `${rel}/`);
+      } else {
+        const hash = createHash("sha256").update(await readFile(path)).digest("hex");
+        lines.push(`f ${rel} ${hash} ${info.mtimeMs}`);
+      }
+    }
+  };
+  await walk(root, "");
+  return lines.join("\n");
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { reciprocalRankFusion } from "../../../src/index/search/fusion.js";
+import { looksLikeCode, parseQuery } from "../../../src/index/search/query.js";
+
+describe("parseQuery", () => {
+  it("weighs code identifiers above prose and drops stop words", () => {
+    const query = parseQuery("The separability_matrix does not work for nested models");
+    expect(query.terms.has("the")).toBe(false);
+    expect(query.identifiers).toContain("separability_matrix");
+    const identifier = query.terms.get("separability_matrix") ?? 0;
+    const prose = query.terms.get("nested") ?? 0;
+    expect(identifier).toBeGreaterThan(prose);
+    expect(query.terms.get("separability")).toBeGreaterThan(0);
+  });
+
+  it("reads Python stack frames into paths, lines and symbols", () => {
+    const query = parseQuery(
+      'Traceback (most recent call last):\n  File "/usr/lib/python3/site-packages/sphinx/ext/autodoc/__init__.py", line 120, in format_signature\n    raise ValueError',
+    );
+    expect(query.frames).toEqual([{ path: "sphinx/ext/autodoc/__init__.py", line: 120, symbol: "format_signature" }]);
+    expect(query.paths).toContain("sphinx/ext/autodoc/__init__.py");
+    expect(query.identifiers).toContain("format_signature");
+  });
+
+  it("reads JavaScript frames and file paths", () => {
+    const query = parseQuery("TypeError: x is undefined\n    at Invoice.total (src/billing/invoice.ts:31:7)\nsee lib/util.js");
+    expect(query.frames[0]).toEqual({ path: "src/billing/invoice.ts", line: 31, symbol: "total" });
+    expect(query.paths).toContain("lib/util.js");
+  });
+
+  it("turns dotted module names into paths", () => {
+    const query = parseQuery("from astropy.modeling.separable import separability_matrix");
+    expect(query.paths).toContain("astropy/modeling/separable");
+  });
+
+  it("treats names in code spans and calls as code", () => {
+    const query = parseQuery("calling `render` twice breaks; also reset() fails");
+    expect(query.identifiers).toEqual(expect.arrayContaining(["render", "reset"]));
+  });
+
+  it("recognises code-shaped identifiers", () => {
+    expect(looksLikeCode("parseHTTPResponse")).toBe(true);
+    expect(looksLikeCode("snake_case")).toBe(true);
+    expect(looksLikeCode("Pix2Sky")).toBe(true);
+    expect(looksLikeCode("models")).toBe(false);
+  });
+});
+
+describe("reciprocalRankFusion", () => {
+  it("rewards agreement between legs and respects weights", () => {
+    const fused = reciprocalRankFusion([
+      { name: "a", weight: 1, ids: [1, 2, 3] },
+      { name: "b", weight: 1, ids: [3, 1] },
+    ]);
+    expect(fused.map((x) => x.id)).toEqual([1, 3, 2]);
+    const weighted = reciprocalRankFusion([
+      { name: "a", weight: 1, ids: [1] },
+      { name: "b", weight: 3, ids: [2] },
+    ]);
+    expect(weighted[0]?.id).toBe(2);
+  });
+});

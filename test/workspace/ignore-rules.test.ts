@@ -1,0 +1,89 @@
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { findGlobalExcludesFile, parseIgnoreFile, rebasePattern } from "../../src/workspace/ignore-rules.js";
+import { cleanupTemp, makeTemp, writeTree } from "./helpers.js";
+
+afterEach(cleanupTemp);
+
+describe("rebasePattern", () => {
+  it("keeps root patterns as they are and drops comments and blank lines", () => {
+    expect(rebasePattern("*.log", "")).toBe("*.log");
+    expect(rebasePattern("# note", "sub")).toBeUndefined();
+    expect(rebasePattern("   ", "sub")).toBeUndefined();
+    expect(rebasePattern("", "")).toBeUndefined();
+  });
+
+  it("makes unanchored patterns match at any depth below their folder", () => {
+    expect(rebasePattern("*.log", "sub")).toBe("sub/**/*.log");
+    expect(rebasePattern("logs/", "a/b")).toBe("a/b/**/logs/");
+    expect(rebasePattern("!keep.log", "sub")).toBe("!sub/**/keep.log");
+  });
+
+  it("anchors patterns with a leading or inner slash to their folder", () => {
+    expect(rebasePattern("/build", "sub")).toBe("sub/build");
+    expect(rebasePattern("a/b", "sub")).toBe("sub/a/b");
+    expect(rebasePattern("**/x", "sub")).toBe("sub/**/x");
+    expect(rebasePattern("!/x/", "sub")).toBe("!sub/x/");
+  });
+
+  it("escapes glob characters in the folder name and strips trailing spaces and CR", () => {
+    expect(rebasePattern("x", "a[1]*")).toBe("a\\[1\\]\\*/**/x");
+    expect(rebasePattern("x", "#dir")).toBe("\\#dir/**/x");
+    expect(rebasePattern("x  \r", "s")).toBe("s/**/x");
+    expect(rebasePattern("x\\ ", "s")).toBe("s/**/x\\ ");
+  });
+
+  it("marks each parsed pattern with its source and ignores a BOM", () => {
+    expect(parseIgnoreFile("\ufeff*.a\r\n\n#c\n/b\n", "s", "s/.gitignore")).toEqual([
+      { pattern: "s/**/*.a", mark: "s/.gitignore" },
+      { pattern: "s/b", mark: "s/.gitignore" },
+    ]);
+  });
+});
+
+function hasGit(): boolean {
+  try {
+    execFileSync("git", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("findGlobalExcludesFile", () => {
+  it.skipIf(!hasGit())("uses core.excludesFile from the global git config, expanding ~", async () => {
+    const home = makeTemp();
+    writeTree(home, { gitconfig: "[core]\n\texcludesFile = ~/my-ignore\n" });
+    const found = await findGlobalExcludesFile({
+      PATH: process.env.PATH,
+      HOME: home,
+      GIT_CONFIG_GLOBAL: join(home, "gitconfig"),
+      GIT_CONFIG_NOSYSTEM: "1",
+      XDG_CONFIG_HOME: join(home, "xdg"),
+    });
+    expect(found).toBe(join(home, "my-ignore"));
+  });
+
+  it("falls back to $XDG_CONFIG_HOME/git/ignore, then ~/.config/git/ignore", async () => {
+    const home = makeTemp();
+    writeTree(home, { gitconfig: "" });
+    const base = {
+      PATH: process.env.PATH,
+      HOME: home,
+      GIT_CONFIG_GLOBAL: join(home, "gitconfig"),
+      GIT_CONFIG_NOSYSTEM: "1",
+    };
+    expect(await findGlobalExcludesFile({ ...base, XDG_CONFIG_HOME: join(home, "xdg") })).toBe(
+      join(home, "xdg", "git", "ignore"),
+    );
+    expect(await findGlobalExcludesFile(base)).toBe(join(home, ".config", "git", "ignore"));
+  });
+
+  it("works without git on the PATH", async () => {
+    const home = makeTemp();
+    expect(await findGlobalExcludesFile({ PATH: join(home, "no-bin"), HOME: home })).toBe(
+      join(home, ".config", "git", "ignore"),
+    );
+  });
+});
