@@ -46,7 +46,11 @@ const log = (/** @type {string} */ s) => process.stderr.write(`${s}\n`);
 
 /** Runs a command under GNU time: wall seconds and peak RSS (MiB). */
 function timed(/** @type {string[]} */ argv, /** @type {NodeJS.ProcessEnv} */ env) {
-  const result = spawnSync("/usr/bin/time", ["-f", "%e %M", ...argv], { env, encoding: "utf8", maxBuffer: 1 << 30 });
+  const result = spawnSync("/usr/bin/time", ["-f", "%e %M", ...argv], {
+    env,
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  });
   if (result.status !== 0) throw new Error(`${argv.join(" ")} failed: ${result.stderr.slice(-2000)}`);
   const last = result.stderr.trim().split("\n").pop() ?? "";
   const [seconds, kb] = last.split(" ").map(Number);
@@ -54,11 +58,17 @@ function timed(/** @type {string[]} */ argv, /** @type {NodeJS.ProcessEnv} */ en
 }
 
 function countLines(/** @type {string} */ dir) {
-  const text = execFileSync("bash", ["-c", `cd ${JSON.stringify(dir)} && git ls-files -z | xargs -0 cat 2>/dev/null | wc -l`], { encoding: "utf8" });
+  const text = execFileSync(
+    "bash",
+    ["-c", `cd ${JSON.stringify(dir)} && git ls-files -z | xargs -0 cat 2>/dev/null | wc -l`],
+    { encoding: "utf8" },
+  );
   return Number(text.trim());
 }
 
-const results = /** @type {Record<string, unknown>} */ ({ machine: `${process.platform} ${process.arch}, node ${process.version}` });
+const results = /** @type {Record<string, unknown>} */ ({
+  machine: `${process.platform} ${process.arch}, node ${process.version}`,
+});
 mkdirSync(WORK, { recursive: true });
 const config = loadConfig({ env: {} });
 
@@ -94,7 +104,10 @@ const config = loadConfig({ env: {} });
     for (let i = 0; i < nFiles; i++) {
       const dir = join(tree, `pkg${i % 100}`, `mod${Math.floor(i / 100) % 20}`);
       mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, `file${i}.py`), `def function_${i}(value):\n    """Synthetic module ${i}."""\n    return value * ${i}\n`);
+      writeFileSync(
+        join(dir, `file${i}.py`),
+        `def function_${i}(value):\n    """Synthetic module ${i}."""\n    return value * ${i}\n`,
+      );
     }
     writeFileSync(join(tree, ".complete"), "");
   }
@@ -109,12 +122,16 @@ const config = loadConfig({ env: {} });
     noChange.push(report.durationMs);
   }
   const cliNoChange = [];
-  for (let i = 0; i < 3; i++) cliNoChange.push(timed([process.execPath, CLI, "index", tree], env).seconds * 1000);
+  for (let i = 0; i < 3; i++)
+    cliNoChange.push(timed([process.execPath, CLI, "index", tree], env).seconds * 1000);
   const rescan = [];
   for (let i = 0; i < 3; i++) {
     rmSync(join(workspaceDir(tree, env), "merkle.json"), { force: true });
     const report = await indexWorkspace(tree, { config, env });
-    if (report.hashedFiles !== first.files + (report.skipped.length > 0 ? 0 : 0) && report.hashedFiles < nFiles) {
+    if (
+      report.hashedFiles !== first.files + (report.skipped.length > 0 ? 0 : 0) &&
+      report.hashedFiles < nFiles
+    ) {
       throw new Error(`rescan hashed only ${report.hashedFiles}`);
     }
     rescan.push(report.durationMs);
@@ -132,7 +149,9 @@ const config = loadConfig({ env: {} });
 {
   const home = join(WORK, "home-full");
   const env = { ...process.env, UMBRA_HOME: home };
-  const target = execFileSync("git", ["-C", repo, "ls-files", "*.py"], { encoding: "utf8" }).split("\n").filter(Boolean)[10];
+  const target = execFileSync("git", ["-C", repo, "ls-files", "*.py"], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean)[10];
   if (!target) throw new Error("no python file to edit");
   const file = join(repo, target);
   const original = readFileSync(file, "utf8");
@@ -161,7 +180,12 @@ const config = loadConfig({ env: {} });
     writeFileSync(file, original);
     await indexWorkspace(repo, { config, env });
   }
-  results.editToSearchable = { file: target, medianMs: median(edit), maxMs: Math.max(...edit), baselineFullRescanMedianMs: median(rescan) };
+  results.editToSearchable = {
+    file: target,
+    medianMs: median(edit),
+    maxMs: Math.max(...edit),
+    baselineFullRescanMedianMs: median(rescan),
+  };
   log(JSON.stringify(results.editToSearchable));
 }
 
@@ -173,7 +197,10 @@ const config = loadConfig({ env: {} });
   const env = { ...process.env, UMBRA_HOME: home };
   log(`indexing ${big} for search latency…`);
   const report = await indexWorkspace(big, { config, env, onProgress: () => {} });
-  const tasks = readFileSync(join(ROOT, "..", "shared", "eval", "swebench-dev.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const tasks = readFileSync(join(ROOT, "..", "shared", "eval", "swebench-dev.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   const queries = [
     ...tasks.slice(0, Number(values.queries ?? 60)).map((t) => t.problem_statement),
     "where is the configuration file parsed",
@@ -208,5 +235,8 @@ const config = loadConfig({ env: {} });
 
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
-appendFileSync(join(WORK, "history.jsonl"), `${JSON.stringify({ at: new Date().toISOString(), ...results })}\n`);
+appendFileSync(
+  join(WORK, "history.jsonl"),
+  `${JSON.stringify({ at: new Date().toISOString(), ...results })}\n`,
+);
 process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);

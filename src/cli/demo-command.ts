@@ -38,11 +38,15 @@ export function registerDemo(program: Command): void {
         const index = await openIndex(root, config);
         try {
           for (const query of QUERIES) {
-            process.stdout.write(`\n$ umbra search ${JSON.stringify(query.split("\n")[0])}${query.includes("\n") ? " (with a traceback)" : ""}\n`);
+            process.stdout.write(
+              `\n$ umbra search ${JSON.stringify(query.split("\n")[0])}${query.includes("\n") ? " (with a traceback)" : ""}\n`,
+            );
             const started = performance.now();
             const hits = await search(index, query, { limit: 3 });
             for (const hit of hits) {
-              process.stdout.write(`  ${hit.path}:${hit.startLine}-${hit.endLine}${hit.symbol ? `  ${hit.symbol}` : ""}\n`);
+              process.stdout.write(
+                `  ${hit.path}:${hit.startLine}-${hit.endLine}${hit.symbol ? `  ${hit.symbol}` : ""}\n`,
+              );
             }
             process.stdout.write(`  (${(performance.now() - started).toFixed(1)} ms)\n`);
           }

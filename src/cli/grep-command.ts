@@ -11,20 +11,30 @@ export interface GrepMatch {
   text: string;
 }
 
-function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string; missing: boolean }> {
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string; missing: boolean }> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", (error: NodeJS.ErrnoException) => resolve({ code: null, stdout, stderr: error.message, missing: error.code === "ENOENT" }));
+    child.on("error", (error: NodeJS.ErrnoException) =>
+      resolve({ code: null, stdout, stderr: error.message, missing: error.code === "ENOENT" }),
+    );
     child.on("close", (code) => resolve({ code, stdout, stderr, missing: false }));
   });
 }
 
 /** Exact or regex search with ripgrep (honouring .umbraignore and .cursorignore), falling back to git grep. */
-export async function grep(root: string, pattern: string, options: { fixed?: boolean; ignoreCase?: boolean } = {}): Promise<GrepMatch[]> {
+export async function grep(
+  root: string,
+  pattern: string,
+  options: { fixed?: boolean; ignoreCase?: boolean } = {},
+): Promise<GrepMatch[]> {
   const rgArgs = ["--json", "--max-filesize", "1M"];
   for (const file of [".umbraignore", ".cursorignore"]) {
     if (existsSync(join(root, file))) rgArgs.push("--ignore-file", file);
@@ -37,7 +47,10 @@ export async function grep(root: string, pattern: string, options: { fixed?: boo
     const matches: GrepMatch[] = [];
     for (const line of rg.stdout.split("\n")) {
       if (!line) continue;
-      const event = JSON.parse(line) as { type: string; data: { path?: { text?: string }; line_number?: number; lines?: { text?: string } } };
+      const event = JSON.parse(line) as {
+        type: string;
+        data: { path?: { text?: string }; line_number?: number; lines?: { text?: string } };
+      };
       if (event.type !== "match") continue;
       matches.push({
         path: (event.data.path?.text ?? "").replace(/^\.\//, ""),
@@ -50,7 +63,8 @@ export async function grep(root: string, pattern: string, options: { fixed?: boo
   const gitArgs = ["grep", "-n", "-I", "--untracked", options.fixed ? "-F" : "-E"];
   if (options.ignoreCase) gitArgs.push("-i");
   const git = await run("git", [...gitArgs, "-e", pattern], root);
-  if (git.code !== 0 && git.code !== 1) throw new Error(`neither ripgrep nor git grep could search ${root}: ${git.stderr.trim()}`);
+  if (git.code !== 0 && git.code !== 1)
+    throw new Error(`neither ripgrep nor git grep could search ${root}: ${git.stderr.trim()}`);
   return git.stdout
     .split("\n")
     .filter(Boolean)
@@ -69,11 +83,16 @@ export function registerGrep(program: Command): void {
     .option("-F, --fixed", "treat the pattern as a fixed string")
     .option("-i, --ignore-case", "case-insensitive")
     .option("--json", "print a JSON array of {path, line, text}")
-    .action(async (pattern: string, options: { root: string; fixed?: boolean; ignoreCase?: boolean; json?: boolean }) => {
-      const root = await resolveRoot(options.root);
-      const matches = await grep(root, pattern, options);
-      if (options.json) return printJson(matches);
-      for (const m of matches) process.stdout.write(`${m.path}:${m.line}:${m.text}\n`);
-      if (matches.length === 0) process.exitCode = 1;
-    });
+    .action(
+      async (
+        pattern: string,
+        options: { root: string; fixed?: boolean; ignoreCase?: boolean; json?: boolean },
+      ) => {
+        const root = await resolveRoot(options.root);
+        const matches = await grep(root, pattern, options);
+        if (options.json) return printJson(matches);
+        for (const m of matches) process.stdout.write(`${m.path}:${m.line}:${m.text}\n`);
+        if (matches.length === 0) process.exitCode = 1;
+      },
+    );
 }

@@ -15,7 +15,14 @@ const program = new Command()
   .exitOverride()
   .showHelpAfterError(false);
 
-for (const register of [registerIndex, registerSearch, registerGrep, registerStatus, registerWatch, registerDemo]) {
+for (const register of [
+  registerIndex,
+  registerSearch,
+  registerGrep,
+  registerStatus,
+  registerWatch,
+  registerDemo,
+]) {
   register(program);
 }
 

@@ -14,7 +14,8 @@ async function readStdin(): Promise<string> {
 
 function parseLimit(value: string): number {
   const limit = Number(value);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError(`--limit must be a whole number from 1 to 10000, got ${value}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+    throw new UsageError(`--limit must be a whole number from 1 to 10000, got ${value}`);
   return limit;
 }
 
@@ -28,31 +29,45 @@ export function registerSearch(program: Command): void {
     .option("--path <glob>", "only paths matching this glob")
     .option("--lang <language>", "only this language (e.g. python, typescript)")
     .option("--json", "print a JSON array of {path, startLine, endLine, score, symbol, stale}")
-    .action(async (words: string[], options: { root: string; limit: number; path?: string; lang?: string; json?: boolean }) => {
-      const query = words.length === 1 && words[0] === "-" ? await readStdin() : words.join(" ");
-      if (!query.trim()) throw new UsageError("the query is empty");
-      const index = await openIndex(options.root, configFor(options.root));
-      try {
-        const hits = await search(index, query, {
-          limit: options.limit,
-          ...(options.path ? { pathGlob: options.path } : {}),
-          ...(options.lang ? { language: options.lang } : {}),
-        });
-        if (options.json) {
-          printJson(hits.map(({ path, startLine, endLine, score, symbol, stale }) => ({ path, startLine, endLine, score, symbol, stale })));
-          return;
+    .action(
+      async (
+        words: string[],
+        options: { root: string; limit: number; path?: string; lang?: string; json?: boolean },
+      ) => {
+        const query = words.length === 1 && words[0] === "-" ? await readStdin() : words.join(" ");
+        if (!query.trim()) throw new UsageError("the query is empty");
+        const index = await openIndex(options.root, configFor(options.root));
+        try {
+          const hits = await search(index, query, {
+            limit: options.limit,
+            ...(options.path ? { pathGlob: options.path } : {}),
+            ...(options.lang ? { language: options.lang } : {}),
+          });
+          if (options.json) {
+            printJson(
+              hits.map(({ path, startLine, endLine, score, symbol, stale }) => ({
+                path,
+                startLine,
+                endLine,
+                score,
+                symbol,
+                stale,
+              })),
+            );
+            return;
+          }
+          if (hits.length === 0) process.stdout.write("no results\n");
+          for (const hit of hits) {
+            const where = `${hit.path}:${hit.startLine}-${hit.endLine}`;
+            const flags = `${hit.symbol ? `  ${hit.symbol}` : ""}${hit.stale ? "  [stale]" : ""}`;
+            process.stdout.write(`${where}${flags}\n`);
+            const text = await readFile(join(index.root, hit.path), "utf8").catch(() => "");
+            const lines = text.split("\n").slice(hit.startLine - 1, Math.min(hit.endLine, hit.startLine + 3));
+            for (const line of lines) process.stdout.write(`    ${line.slice(0, 160)}\n`);
+          }
+        } finally {
+          index.close();
         }
-        if (hits.length === 0) process.stdout.write("no results\n");
-        for (const hit of hits) {
-          const where = `${hit.path}:${hit.startLine}-${hit.endLine}`;
-          const flags = `${hit.symbol ? `  ${hit.symbol}` : ""}${hit.stale ? "  [stale]" : ""}`;
-          process.stdout.write(`${where}${flags}\n`);
-          const text = await readFile(join(index.root, hit.path), "utf8").catch(() => "");
-          const lines = text.split("\n").slice(hit.startLine - 1, Math.min(hit.endLine, hit.startLine + 3));
-          for (const line of lines) process.stdout.write(`    ${line.slice(0, 160)}\n`);
-        }
-      } finally {
-        index.close();
-      }
-    });
+      },
+    );
 }

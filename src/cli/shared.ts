@@ -1,6 +1,6 @@
 import { loadConfig, type UmbraConfig } from "../config/config.js";
-import { ProgressLine, formatProgress } from "./progress.js";
 import type { IndexProgress } from "../index/indexer.js";
+import { formatProgress, ProgressLine } from "./progress.js";
 
 /** Configuration for a command run against `root`. */
 export function configFor(root: string): UmbraConfig {

@@ -84,7 +84,7 @@ export function registerStatus(program: Command): void {
         .map(([reason, n]) => `${n} ${reason}`)
         .join(", ");
       process.stdout.write(
-        [
+        `${[
           `root       ${status.root}`,
           `root hash  ${status.rootHash}`,
           `files      ${status.files}`,
@@ -92,7 +92,7 @@ export function registerStatus(program: Command): void {
           `skipped    ${status.skipped.length}${reasons ? ` (${reasons})` : ""}`,
           `last sync  ${status.lastSync}`,
           `embedder   ${status.embedder}`,
-        ].join("\n") + "\n",
+        ].join("\n")}\n`,
       );
     });
 }

@@ -20,7 +20,12 @@ export function registerWatch(program: Command): void {
         intervalMs: options.interval ?? config.watch.intervalMs,
         signal,
         sync: () =>
-          indexWorkspace(root, { config, signal, onProgress: reporter.onProgress, onWarning: reporter.onWarning }).finally(reporter.done),
+          indexWorkspace(root, {
+            config,
+            signal,
+            onProgress: reporter.onProgress,
+            onWarning: reporter.onWarning,
+          }).finally(reporter.done),
         onSync: (report, reason) => {
           const c = report.changes;
           const changed = c.added + c.modified + c.removed + c.renamed;
@@ -31,7 +36,8 @@ export function registerWatch(program: Command): void {
           }
         },
         onError: (error) => {
-          if ((error as Error).name !== "IndexInterruptedError") process.stderr.write(`umbra: sync failed: ${(error as Error).message}\n`);
+          if ((error as Error).name !== "IndexInterruptedError")
+            process.stderr.write(`umbra: sync failed: ${(error as Error).message}\n`);
         },
       });
     });

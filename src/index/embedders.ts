@@ -55,12 +55,17 @@ export async function openEmbedder(config: EmbedderConfig, options: OpenEmbedder
       if (stored) {
         try {
           const model = deserializeCodeModel(stored);
-          if (model.dimensions === config.dimensions || !options.trainingChunks) return new CodeModelEmbedder(model);
+          if (model.dimensions === config.dimensions || !options.trainingChunks)
+            return new CodeModelEmbedder(model);
         } catch (error) {
-          if (!options.trainingChunks) throw new NotIndexedError(`the code model is unreadable (${(error as Error).message}); run umbra index`);
+          if (!options.trainingChunks)
+            throw new NotIndexedError(
+              `the code model is unreadable (${(error as Error).message}); run umbra index`,
+            );
         }
       }
-      if (!options.trainingChunks) throw new NotIndexedError("this workspace has no index yet; run `umbra index` first");
+      if (!options.trainingChunks)
+        throw new NotIndexedError("this workspace has no index yet; run `umbra index` first");
       const model = trainCodeModel(await options.trainingChunks(), { dimensions: config.dimensions });
       await mkdir(dirname(options.modelFile), { recursive: true });
       const temp = `${options.modelFile}.${process.pid}.tmp`;

@@ -4,13 +4,13 @@ import { basename } from "node:path";
 import type { UmbraConfig } from "../config/config.js";
 import { embeddingCacheDir, workspaceDir } from "../config/paths.js";
 import {
-  CorruptStateError,
   type ChangeSet,
+  CorruptStateError,
   diffFiles,
   indexableFiles,
   loadSnapshot,
-  type Snapshot,
   type SkippedEntry,
+  type Snapshot,
   saveSnapshot,
   scanWorkspace,
   skippedForIndex,
@@ -85,7 +85,10 @@ function openLexical(layout: IndexLayout, warn: (message: string) => void): Open
   }
 }
 
-async function loadPreviousSnapshot(file: string, warn: (message: string) => void): Promise<Snapshot | undefined> {
+async function loadPreviousSnapshot(
+  file: string,
+  warn: (message: string) => void,
+): Promise<Snapshot | undefined> {
   try {
     return await loadSnapshot(file);
   } catch (error) {
@@ -173,7 +176,8 @@ export async function indexWorkspace(rootArg: string, options: IndexOptions): Pr
     const chunkPaths = async (paths: readonly string[]): Promise<void> => {
       let done = 0;
       for (const path of paths) {
-        if (!chunkCache.has(path)) chunkCache.set(path, await chunkOne(root, path, options.config.index.chunkTokens));
+        if (!chunkCache.has(path))
+          chunkCache.set(path, await chunkOne(root, path, options.config.index.chunkTokens));
         progress({ phase: "chunk", done: ++done, total: paths.length });
         checkAborted(options.signal);
       }
@@ -238,7 +242,12 @@ export async function indexWorkspace(rootArg: string, options: IndexOptions): Pr
         {
           batchSize: options.config.index.batchSize,
           ...(options.signal ? { signal: options.signal } : {}),
-          onProgress: (done) => progress({ phase: "embed", done: start + (done / Math.max(1, chunks.length)) * paths.length, total: toWrite.length }),
+          onProgress: (done) =>
+            progress({
+              phase: "embed",
+              done: start + (done / Math.max(1, chunks.length)) * paths.length,
+              total: toWrite.length,
+            }),
         },
       );
       embedded += result.embedded;
@@ -303,7 +312,8 @@ export async function indexWorkspace(rootArg: string, options: IndexOptions): Pr
 
     const skipped = [...skippedForIndex(snapshot)];
     for (const path of indexableFiles(snapshot)) {
-      if (detectLanguage(path) === undefined) skipped.push({ path, reason: "unsupported" as SkippedEntry["reason"] });
+      if (detectLanguage(path) === undefined)
+        skipped.push({ path, reason: "unsupported" as SkippedEntry["reason"] });
     }
     const counts = lexical.counts();
     return {

@@ -14,7 +14,11 @@ export interface OpenedIndex extends SearchContext {
 }
 
 /** Opens a workspace's index for searching; a workspace never indexed is a NotIndexedError. */
-export async function openIndex(rootArg: string, config: UmbraConfig, env: NodeJS.ProcessEnv = process.env): Promise<OpenedIndex> {
+export async function openIndex(
+  rootArg: string,
+  config: UmbraConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<OpenedIndex> {
   const root = await resolveRoot(rootArg);
   const layout = indexLayout(workspaceDir(root, env));
   try {

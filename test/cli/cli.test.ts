@@ -12,7 +12,12 @@ let root: string;
 let env: NodeJS.ProcessEnv;
 
 function umbra(args: string[], input?: string) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { env, input, encoding: "utf8", timeout: 120_000 });
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    env,
+    input,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -39,20 +44,33 @@ describe("umbra CLI", () => {
     expect(search.code).toBe(0);
     const hits = JSON.parse(search.stdout) as Record<string, unknown>[];
     expect(hits).toHaveLength(3);
-    expect(Object.keys(hits[0] ?? {}).sort()).toEqual(["endLine", "path", "score", "stale", "startLine", "symbol"]);
+    expect(Object.keys(hits[0] ?? {}).sort()).toEqual([
+      "endLine",
+      "path",
+      "score",
+      "stale",
+      "startLine",
+      "symbol",
+    ]);
     expect(hits[0]?.path).toBe("billing/money.ts");
 
-    const stdin = umbra(["search", "-", "--root", root, "--json"], 'Traceback:\n  File "inventory/stock.py", line 27, in reserve\n');
+    const stdin = umbra(
+      ["search", "-", "--root", root, "--json"],
+      'Traceback:\n  File "inventory/stock.py", line 27, in reserve\n',
+    );
     expect((JSON.parse(stdin.stdout) as { path: string }[])[0]?.path).toBe("inventory/stock.py");
 
     const filtered = umbra(["search", "total", "--root", root, "--json", "--lang", "python"]);
     for (const hit of JSON.parse(filtered.stdout) as { path: string }[]) expect(hit.path).toMatch(/\.py$/);
     const globbed = umbra(["search", "total", "--root", root, "--json", "--path", "billing/**"]);
-    for (const hit of JSON.parse(globbed.stdout) as { path: string }[]) expect(hit.path).toMatch(/^billing\//);
+    for (const hit of JSON.parse(globbed.stdout) as { path: string }[])
+      expect(hit.path).toMatch(/^billing\//);
 
     const grep = umbra(["grep", "OutOfStock\\(", "--root", root, "--json"]);
     expect(grep.code).toBe(0);
-    expect((JSON.parse(grep.stdout) as { path: string }[]).map((m) => m.path)).toContain("inventory/stock.py");
+    expect((JSON.parse(grep.stdout) as { path: string }[]).map((m) => m.path)).toContain(
+      "inventory/stock.py",
+    );
 
     const status = umbra(["status", "--root", root, "--json"]);
     const parsed = JSON.parse(status.stdout) as Record<string, unknown>;
@@ -87,11 +105,20 @@ describe("umbra CLI", () => {
 
   it("resumes after kill -9 without redoing finished files", async () => {
     await mkdir(join(home, "config", "umbra"), { recursive: true });
-    await writeFile(join(home, "config", "umbra", "config.json"), JSON.stringify({ index: { filesPerBatch: 20 } }));
+    await writeFile(
+      join(home, "config", "umbra", "config.json"),
+      JSON.stringify({ index: { filesPerBatch: 20 } }),
+    );
     await mkdir(join(root, "gen"));
     for (let i = 0; i < 1500; i++) {
-      const body = Array.from({ length: 12 }, (_, j) => `    total_${j} = value_${i} * ${j} + offset_${(i * j) % 97}`).join("\n");
-      await writeFile(join(root, "gen", `module_${i}.py`), `def compute_${i}(value_${i}, offset):\n${body}\n    return total_0\n`);
+      const body = Array.from(
+        { length: 12 },
+        (_, j) => `    total_${j} = value_${i} * ${j} + offset_${(i * j) % 97}`,
+      ).join("\n");
+      await writeFile(
+        join(root, "gen", `module_${i}.py`),
+        `def compute_${i}(value_${i}, offset):\n${body}\n    return total_0\n`,
+      );
     }
     const child: ChildProcess = spawn(process.execPath, [CLI, "index", root], { env, stdio: "ignore" });
     const files = async () => {
@@ -111,7 +138,11 @@ describe("umbra CLI", () => {
 
     const resumed = umbra(["index", root, "--json"]);
     expect(resumed.code).toBe(0);
-    const report = JSON.parse(resumed.stdout) as { files: number; changes: { added: number }; cachedEmbeddings: number };
+    const report = JSON.parse(resumed.stdout) as {
+      files: number;
+      changes: { added: number };
+      cachedEmbeddings: number;
+    };
     expect(report.files).toBe(1509);
     expect(report.changes.added).toBe(1509 - afterKill);
   });

@@ -17,8 +17,14 @@ describe("configuration", () => {
     const workspace = join(dir, "ws");
     await mkdir(join(configHome, "umbra"), { recursive: true });
     await mkdir(join(workspace, ".umbra"), { recursive: true });
-    await writeFile(join(configHome, "umbra", "config.json"), JSON.stringify({ index: { maxFileBytes: 10, chunkTokens: 100 } }));
-    await writeFile(join(workspace, ".umbra", "config.json"), JSON.stringify({ index: { maxFileBytes: 20 } }));
+    await writeFile(
+      join(configHome, "umbra", "config.json"),
+      JSON.stringify({ index: { maxFileBytes: 10, chunkTokens: 100 } }),
+    );
+    await writeFile(
+      join(workspace, ".umbra", "config.json"),
+      JSON.stringify({ index: { maxFileBytes: 20 } }),
+    );
     const env = { XDG_CONFIG_HOME: configHome };
     const config = loadConfig({ workspaceRoot: workspace, env });
     expect(config.index.maxFileBytes).toBe(20);

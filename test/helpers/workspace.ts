@@ -39,7 +39,9 @@ export async function fingerprint(root: string): Promise<string> {
         lines.push(`d ${rel}`);
         await walk(path, `${rel}/`);
       } else {
-        const hash = createHash("sha256").update(await readFile(path)).digest("hex");
+        const hash = createHash("sha256")
+          .update(await readFile(path))
+          .digest("hex");
         lines.push(`f ${rel} ${hash} ${info.mtimeMs}`);
       }
     }

@@ -70,7 +70,10 @@ describe("indexWorkspace", () => {
     await indexWorkspace(root, { config, env, embedder });
     const before = embedder.texts;
     const file = join(root, "billing", "tax.ts");
-    await writeFile(file, `${await readFile(file, "utf8")}\nexport function zanzibarSurcharge(cents: number): number {\n  return cents * 2;\n}\n`);
+    await writeFile(
+      file,
+      `${await readFile(file, "utf8")}\nexport function zanzibarSurcharge(cents: number): number {\n  return cents * 2;\n}\n`,
+    );
     const report = await indexWorkspace(root, { config, env, embedder });
     expect(report.changes.modified).toBe(1);
     expect(report.hashedFiles).toBe(1);
@@ -114,7 +117,9 @@ describe("indexWorkspace", () => {
     await rm(join(root, "server"), { recursive: true });
     const report = await indexWorkspace(root, { config, env });
     expect(report.changes.removed).toBe(1);
-    expect((await searchPaths("handleHealth healthResponse")).map((h) => h.path)).not.toContain("server/main.go");
+    expect((await searchPaths("handleHealth healthResponse")).map((h) => h.path)).not.toContain(
+      "server/main.go",
+    );
 
     await writeFile(join(root, "inventory", "stock.py"), "# rewritten\n");
     const hits = await searchPaths("reserve OutOfStock available");
@@ -131,10 +136,27 @@ describe("indexWorkspace", () => {
     const rows = (await table.query().toArray()) as Record<string, unknown>[];
     expect(rows.length).toBeGreaterThan(0);
     const dump = JSON.stringify(rows.map(({ vector: _vector, ...rest }) => rest));
-    for (const secret of ["billing", "invoice", "inventory", "stock", "README", "InvoiceCalculator(", "return "]) {
+    for (const secret of [
+      "billing",
+      "invoice",
+      "inventory",
+      "stock",
+      "README",
+      "InvoiceCalculator(",
+      "return ",
+    ]) {
       expect(dump).not.toContain(secret);
     }
-    expect(Object.keys(rows[0] ?? {}).sort()).toEqual(["endLine", "hash", "id", "language", "mpath", "startLine", "symbol", "vector"]);
+    expect(Object.keys(rows[0] ?? {}).sort()).toEqual([
+      "endLine",
+      "hash",
+      "id",
+      "language",
+      "mpath",
+      "startLine",
+      "symbol",
+      "vector",
+    ]);
     db.close();
   });
 
@@ -213,7 +235,11 @@ describe("indexWorkspace", () => {
     const fresh = new CountingEmbedder("fresh");
     const home2 = await tempDir("home2");
     try {
-      const full = await indexWorkspace(root, { config, env: { ...env, UMBRA_HOME: home2 }, embedder: fresh });
+      const full = await indexWorkspace(root, {
+        config,
+        env: { ...env, UMBRA_HOME: home2 },
+        embedder: fresh,
+      });
       expect(embedder.texts).toBe(fresh.texts);
       expect(resumed.chunks).toBe(full.chunks);
     } finally {

@@ -29,7 +29,8 @@ export interface EmbedCachedOptions {
   /**
    * Attempts after the first for a failing request (default 3). A failing batch of several texts is
    * split in halves (after retrying it while its error is retryable); a single text that still fails
-   * after `retries` more attempts raises an EmbeddingError naming it.
+   * after `retries` more attempts stops the run with an EmbeddingError naming it (`hash`). Batches that
+   * finished before stay cached.
    */
   retries?: number;
   /** First backoff delay in ms, doubled on each further attempt (default 500). */
@@ -48,7 +49,11 @@ export interface EmbedCachedResult {
 const MAX_BACKOFF_MS = 30_000;
 
 /** Splits items into batches of at most `batchSize` texts and `maxBatchChars` characters, in order. */
-export function planBatches(items: readonly EmbedItem[], batchSize: number, maxBatchChars: number): EmbedItem[][] {
+export function planBatches(
+  items: readonly EmbedItem[],
+  batchSize: number,
+  maxBatchChars: number,
+): EmbedItem[][] {
   const batches: EmbedItem[][] = [];
   let current: EmbedItem[] = [];
   let chars = 0;
@@ -84,7 +89,12 @@ export async function embedCached(
   const total = unique.size;
 
   const vectors = cache.getMany(embedder.id, unique.keys());
-  for (const hash of vectors.keys()) if (!unique.has(hash)) vectors.delete(hash);
+  for (const [hash, vector] of vectors) {
+    // An entry of another length cannot belong to this embedder's output: embed it again.
+    if (!unique.has(hash) || (embedder.dimensions > 0 && vector.length !== embedder.dimensions)) {
+      vectors.delete(hash);
+    }
+  }
   const cached = vectors.size;
   let done = cached;
   let embedded = 0;
@@ -129,10 +139,20 @@ export async function embedCached(
         throw new EmbeddingError(
           `could not embed chunk ${item.hash} (${item.text.length} characters) with ${embedder.id} ` +
             `after ${attempt + 1} attempts: ${reason}`,
-          { cause: error, retryable },
+          {
+            cause: error,
+            retryable,
+            hash: item.hash,
+            ...(error instanceof EmbeddingError && error.status !== undefined
+              ? { status: error.status }
+              : {}),
+          },
         );
       }
-      const entries: CacheEntry[] = batch.map((item, i) => ({ hash: item.hash, vector: result[i] as Float32Array }));
+      const entries: CacheEntry[] = batch.map((item, i) => ({
+        hash: item.hash,
+        vector: result[i] as Float32Array,
+      }));
       cache.putMany(embedder.id, entries);
       for (const entry of entries) vectors.set(entry.hash, entry.vector);
       embedded += batch.length;
@@ -146,19 +166,27 @@ export async function embedCached(
   return { vectors, embedded, cached };
 }
 
-function checkVectors(vectors: unknown, expected: number, dimensions: number): asserts vectors is Float32Array[] {
+function checkVectors(
+  vectors: unknown,
+  expected: number,
+  dimensions: number,
+): asserts vectors is Float32Array[] {
   if (!Array.isArray(vectors) || vectors.length !== expected) {
     const got = Array.isArray(vectors) ? vectors.length : typeof vectors;
     throw new EmbeddingError(`embedder returned ${got} vectors for ${expected} texts`);
   }
   const length = dimensions > 0 ? dimensions : (vectors[0] as Float32Array | undefined)?.length;
   for (const vector of vectors) {
-    if (!(vector instanceof Float32Array)) throw new EmbeddingError("embedder returned a vector that is not a Float32Array");
+    if (!(vector instanceof Float32Array))
+      throw new EmbeddingError("embedder returned a vector that is not a Float32Array");
     if (vector.length !== length) {
-      throw new EmbeddingError(`embedder returned a vector of ${vector.length} dimensions, expected ${length}`);
+      throw new EmbeddingError(
+        `embedder returned a vector of ${vector.length} dimensions, expected ${length}`,
+      );
     }
     for (let i = 0; i < vector.length; i++) {
-      if (!Number.isFinite(vector[i])) throw new EmbeddingError("embedder returned a vector with a non-finite value");
+      if (!Number.isFinite(vector[i]))
+        throw new EmbeddingError("embedder returned a vector with a non-finite value");
     }
   }
 }

@@ -174,8 +174,9 @@ export class EmbeddingCache {
       }
       const id = this.#embedderId(embedderId, false);
       if (id === undefined) return 0;
-      return (this.#db.prepare("SELECT count(*) AS n FROM vectors WHERE embedder = ?").get(id) as { n: number })
-        .n;
+      return (
+        this.#db.prepare("SELECT count(*) AS n FROM vectors WHERE embedder = ?").get(id) as { n: number }
+      ).n;
     } catch (error) {
       this.#handleRuntimeError(error);
       return 0;

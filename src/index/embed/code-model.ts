@@ -20,6 +20,7 @@
 import { createHash } from "node:crypto";
 import { codeTokens, identifiers, termFrequencies } from "../tokenize.js";
 import { type Embedder, EmbeddingError } from "./embedder.js";
+import { type CsrMatrix, randomizedSvd } from "./linalg.js";
 
 export interface CodeModel {
   /** sha256 (hex) of the model's content: dimensions, vocabulary, vectors and idf. */
@@ -91,22 +92,22 @@ export function trainCodeModel(documents: Iterable<string>, options: TrainCodeMo
   if (size > 0) {
     const counts = countCooccurrences(corpus, remap, size, window);
     phase("count");
-    const ppmi = buildPpmi(counts, size);
+    const ppmi = buildPpmi(compactCounts(counts));
     phase("ppmi");
-    const rank = Math.min(dimensions, size);
-    const columns = Math.min(size, rank + oversampling);
-    const { u, sigma } = randomizedSvd(ppmi, rank, columns, powerIterations, seed);
+    const { u, sigma, rank } = randomizedSvd(ppmi, { rank: dimensions, oversampling, powerIterations, seed });
     phase("svd");
+    // Word vectors U·Σ^p, each scaled to unit length.
+    const weights = sigma.map((value) => value ** SINGULAR_POWER);
+    const row = new Float64Array(rank);
     for (let i = 0; i < size; i++) {
       let norm = 0;
       for (let t = 0; t < rank; t++) {
-        const value = (u[i * rank + t] as number) * (sigma[t] as number) ** SINGULAR_POWER;
+        const value = (u[i * rank + t] as number) * (weights[t] as number);
+        row[t] = value;
         norm += value * value;
       }
       const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
-      for (let t = 0; t < rank; t++) {
-        vectors[i * dimensions + t] = (u[i * rank + t] as number) * (sigma[t] as number) ** SINGULAR_POWER * scale;
-      }
+      for (let t = 0; t < rank; t++) vectors[i * dimensions + t] = (row[t] as number) * scale;
     }
   }
   return { hash: codeModelHash(dimensions, vocabulary, vectors, idf), dimensions, vocabulary, vectors, idf };
@@ -296,8 +297,8 @@ function countCooccurrences(corpus: Corpus, remap: Int32Array, size: number, win
         const b = seq[j] as number;
         if (a === b) continue;
         const weight = window + 1 - (j - i);
-        const row = a < b ? a : b;
-        const column = a < b ? b : a;
+        const row = Math.min(a, b);
+        const column = Math.max(a, b);
         if (row < denseRows) {
           const cell = row * size + column;
           dense[cell] = (dense[cell] as number) + weight;
@@ -335,43 +336,80 @@ function growTable(
   return { keys: nextKeys, values: nextValues };
 }
 
-/** Calls `visit(row, column, count)` for every upper-triangle entry, rows ascending, columns ascending. */
-function forEachCount(counts: Cooccurrences, visit: (row: number, column: number, count: number) => void): void {
-  const { size, denseRows, dense } = counts;
-  for (let row = 0; row < denseRows; row++) {
-    const base = row * size;
-    for (let column = row + 1; column < size; column++) {
-      const count = dense[base + column] as number;
-      if (count > 0) visit(row, column, count);
-    }
-  }
-  for (let row = denseRows; row < size; row++) {
-    const keys = counts.keys[row];
-    const values = counts.values[row];
-    if (!keys || !values) continue;
-    const order: number[] = [];
-    for (let s = 0; s < keys.length; s++) if (keys[s] !== 0) order.push(s);
-    order.sort((x, y) => (keys[x] as number) - (keys[y] as number));
-    for (const s of order) visit(row, (keys[s] as number) - 1, values[s] as number);
-  }
-}
-
-/** Sparse matrix in compressed sparse row form. */
-export interface CsrMatrix {
-  rows: number;
-  columns: number;
+/** The upper triangle of the co-occurrence counts (row < column) as CSR, columns ascending. */
+interface UpperCounts {
+  size: number;
   rowStart: Int32Array;
   columnIndex: Int32Array;
-  values: Float32Array;
+  counts: Float64Array;
+}
+
+function compactCounts(counts: Cooccurrences): UpperCounts {
+  const { size, denseRows, dense } = counts;
+  const rowStart = new Int32Array(size + 1);
+  for (let row = 0; row < size; row++) {
+    let n = 0;
+    if (row < denseRows) {
+      const base = row * size;
+      for (let column = row + 1; column < size; column++) if ((dense[base + column] as number) > 0) n++;
+    } else {
+      n = counts.used[row] as number;
+    }
+    rowStart[row + 1] = (rowStart[row] as number) + n;
+  }
+  const total = rowStart[size] as number;
+  const columnIndex = new Int32Array(total);
+  const values = new Float64Array(total);
+  for (let row = 0; row < size; row++) {
+    let at = rowStart[row] as number;
+    if (row < denseRows) {
+      const base = row * size;
+      for (let column = row + 1; column < size; column++) {
+        const count = dense[base + column] as number;
+        if (count > 0) {
+          columnIndex[at] = column;
+          values[at++] = count;
+        }
+      }
+      continue;
+    }
+    const keys = counts.keys[row];
+    const table = counts.values[row];
+    if (!keys || !table) continue;
+    const start = at;
+    for (let s = 0; s < keys.length; s++) {
+      if (keys[s] !== 0) columnIndex[at++] = (keys[s] as number) - 1;
+    }
+    columnIndex.subarray(start, at).sort();
+    // Look each count up again in the row's table, now in column order.
+    const mask = keys.length - 1;
+    for (let e = start; e < at; e++) {
+      const key = (columnIndex[e] as number) + 1;
+      let slot = Math.imul(key, 0x9e3779b1) >>> 0;
+      for (;;) {
+        slot &= mask;
+        if (keys[slot] === key) break;
+        slot++;
+      }
+      values[e] = table[slot] as number;
+    }
+  }
+  return { size, rowStart, columnIndex, counts: values };
 }
 
 /** PPMI(w, c) = max(0, log(#(w,c) · Σ #(c')^α / (#(w) · #(c)^α))) over the symmetric counts. */
-function buildPpmi(counts: Cooccurrences, size: number): CsrMatrix {
+function buildPpmi(upper: UpperCounts): CsrMatrix {
+  const { size, rowStart: upperStart, columnIndex: upperColumn, counts } = upper;
   const marginal = new Float64Array(size);
-  forEachCount(counts, (row, column, count) => {
-    marginal[row] = (marginal[row] as number) + count;
-    marginal[column] = (marginal[column] as number) + count;
-  });
+  for (let row = 0; row < size; row++) {
+    const end = upperStart[row + 1] as number;
+    for (let e = upperStart[row] as number; e < end; e++) {
+      const count = counts[e] as number;
+      const column = upperColumn[e] as number;
+      marginal[row] = (marginal[row] as number) + count;
+      marginal[column] = (marginal[column] as number) + count;
+    }
+  }
   const smoothed = new Float64Array(size);
   let smoothedTotal = 0;
   for (let i = 0; i < size; i++) {
@@ -379,346 +417,57 @@ function buildPpmi(counts: Cooccurrences, size: number): CsrMatrix {
     smoothedTotal += smoothed[i] as number;
   }
   const ppmi = (word: number, context: number, count: number): number => {
-    const value = Math.log((count * smoothedTotal) / ((marginal[word] as number) * (smoothed[context] as number)));
-    return value > 0 ? value : 0;
+    const value = Math.log(
+      (count * smoothedTotal) / ((marginal[word] as number) * (smoothed[context] as number)),
+    );
+    return Math.max(value, 0);
   };
 
+  // Both directions of each upper entry, computed once: forward = PPMI(row, column), backward = PPMI(column, row).
+  const total = upperStart[size] as number;
+  const forward = new Float32Array(total);
+  const backward = new Float32Array(total);
   const perRow = new Int32Array(size);
-  forEachCount(counts, (row, column, count) => {
-    if (ppmi(row, column, count) > 0) perRow[row] = (perRow[row] as number) + 1;
-    if (ppmi(column, row, count) > 0) perRow[column] = (perRow[column] as number) + 1;
-  });
+  for (let row = 0; row < size; row++) {
+    const end = upperStart[row + 1] as number;
+    for (let e = upperStart[row] as number; e < end; e++) {
+      const column = upperColumn[e] as number;
+      const f = ppmi(row, column, counts[e] as number);
+      const b = ppmi(column, row, counts[e] as number);
+      forward[e] = f;
+      backward[e] = b;
+      if (f > 0) perRow[row] = (perRow[row] as number) + 1;
+      if (b > 0) perRow[column] = (perRow[column] as number) + 1;
+    }
+  }
   const rowStart = new Int32Array(size + 1);
   for (let i = 0; i < size; i++) rowStart[i + 1] = (rowStart[i] as number) + (perRow[i] as number);
   const nonZeros = rowStart[size] as number;
   const columnIndex = new Int32Array(nonZeros);
   const values = new Float32Array(nonZeros);
   const next = rowStart.slice(0, size);
-  // Rows come out sorted: entry (x, c) with c < x is added while visiting row c, before row x's own.
-  forEachCount(counts, (row, column, count) => {
-    const forward = ppmi(row, column, count);
-    if (forward > 0) {
-      const at = next[row] as number;
-      columnIndex[at] = column;
-      values[at] = forward;
-      next[row] = at + 1;
+  // Rows come out sorted: entry (x, c) with c < x is placed while visiting row c, before row x's own.
+  for (let row = 0; row < size; row++) {
+    const end = upperStart[row + 1] as number;
+    for (let e = upperStart[row] as number; e < end; e++) {
+      const column = upperColumn[e] as number;
+      const f = forward[e] as number;
+      if (f > 0) {
+        const at = next[row] as number;
+        columnIndex[at] = column;
+        values[at] = f;
+        next[row] = at + 1;
+      }
+      const b = backward[e] as number;
+      if (b > 0) {
+        const at = next[column] as number;
+        columnIndex[at] = row;
+        values[at] = b;
+        next[column] = at + 1;
+      }
     }
-    const backward = ppmi(column, row, count);
-    if (backward > 0) {
-      const at = next[column] as number;
-      columnIndex[at] = row;
-      values[at] = backward;
-      next[column] = at + 1;
-    }
-  });
+  }
   return { rows: size, columns: size, rowStart, columnIndex, values };
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Randomized SVD
-
-/** y[out..out+n) += v · x[input..input+n) */
-function addScaled(y: Float64Array, out: number, x: Float64Array, input: number, v: number, n: number): void {
-  let c = 0;
-  for (; c + 3 < n; c += 4) {
-    y[out + c] = (y[out + c] as number) + v * (x[input + c] as number);
-    y[out + c + 1] = (y[out + c + 1] as number) + v * (x[input + c + 1] as number);
-    y[out + c + 2] = (y[out + c + 2] as number) + v * (x[input + c + 2] as number);
-    y[out + c + 3] = (y[out + c + 3] as number) + v * (x[input + c + 3] as number);
-  }
-  for (; c < n; c++) y[out + c] = (y[out + c] as number) + v * (x[input + c] as number);
-}
-
-/** Σ m[a+i]·m[b+i] for i < n, in a fixed order. */
-function dot(m: Float64Array, a: number, b: number, n: number): number {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let i = 0;
-  for (; i + 3 < n; i += 4) {
-    s0 += (m[a + i] as number) * (m[b + i] as number);
-    s1 += (m[a + i + 1] as number) * (m[b + i + 1] as number);
-    s2 += (m[a + i + 2] as number) * (m[b + i + 2] as number);
-    s3 += (m[a + i + 3] as number) * (m[b + i + 3] as number);
-  }
-  for (; i < n; i++) s0 += (m[a + i] as number) * (m[b + i] as number);
-  return s0 + s1 + (s2 + s3);
-}
-
-/** Columns of X handled per pass over A, so the rows of X being gathered stay in cache. */
-const COLUMN_BLOCK = 64;
-
-/**
- * Y = A·X, X (Float32, which halves the memory traffic of the gathers) and Y dense row-major with `width`
- * columns.
- */
-export function multiplySparse(a: CsrMatrix, x: Float32Array, width: number, y: Float64Array): void {
-  y.fill(0);
-  const { rowStart, columnIndex, values } = a;
-  for (let first = 0; first < width; first += COLUMN_BLOCK) {
-    const n = Math.min(COLUMN_BLOCK, width - first);
-    for (let i = 0; i < a.rows; i++) {
-      const out = i * width + first;
-      const end = rowStart[i + 1] as number;
-      for (let p = rowStart[i] as number; p < end; p++) {
-        const v = values[p] as number;
-        const input = (columnIndex[p] as number) * width + first;
-        let c = 0;
-        for (; c + 3 < n; c += 4) {
-          y[out + c] = (y[out + c] as number) + v * (x[input + c] as number);
-          y[out + c + 1] = (y[out + c + 1] as number) + v * (x[input + c + 1] as number);
-          y[out + c + 2] = (y[out + c + 2] as number) + v * (x[input + c + 2] as number);
-          y[out + c + 3] = (y[out + c + 3] as number) + v * (x[input + c + 3] as number);
-        }
-        for (; c < n; c++) y[out + c] = (y[out + c] as number) + v * (x[input + c] as number);
-      }
-    }
-  }
-}
-
-/** Aᵀ in CSR form (entries of each row in ascending column order). */
-export function transposeCsr(a: CsrMatrix): CsrMatrix {
-  const rowStart = new Int32Array(a.columns + 1);
-  const nonZeros = a.rowStart[a.rows] as number;
-  for (let p = 0; p < nonZeros; p++) {
-    const c = (a.columnIndex[p] as number) + 1;
-    rowStart[c] = (rowStart[c] as number) + 1;
-  }
-  for (let c = 0; c < a.columns; c++) rowStart[c + 1] = (rowStart[c + 1] as number) + (rowStart[c] as number);
-  const next = rowStart.slice(0, a.columns);
-  const columnIndex = new Int32Array(nonZeros);
-  const values = new Float32Array(nonZeros);
-  for (let i = 0; i < a.rows; i++) {
-    const end = a.rowStart[i + 1] as number;
-    for (let p = a.rowStart[i] as number; p < end; p++) {
-      const c = a.columnIndex[p] as number;
-      const at = next[c] as number;
-      columnIndex[at] = i;
-      values[at] = a.values[p] as number;
-      next[c] = at + 1;
-    }
-  }
-  return { rows: a.columns, columns: a.rows, rowStart, columnIndex, values };
-}
-
-/** Scales every column of a rows × width row-major matrix to unit length (zero columns stay zero). */
-function normalizeColumns(matrix: Float64Array, rows: number, width: number): void {
-  const norms = new Float64Array(width);
-  for (let i = 0; i < rows; i++) {
-    const base = i * width;
-    for (let c = 0; c < width; c++) norms[c] = (norms[c] as number) + (matrix[base + c] as number) ** 2;
-  }
-  for (let c = 0; c < width; c++) norms[c] = (norms[c] as number) > 0 ? 1 / Math.sqrt(norms[c] as number) : 0;
-  for (let i = 0; i < rows; i++) {
-    const base = i * width;
-    for (let c = 0; c < width; c++) matrix[base + c] = (matrix[base + c] as number) * (norms[c] as number);
-  }
-}
-
-/**
- * Orthonormalises the columns of a rows × width row-major matrix in place: modified Gram-Schmidt, with a
- * second projection for a column the first one mostly cancelled ("twice is enough"). A column that is
- * (numerically) dependent on the earlier ones becomes zero.
- */
-export function orthonormalize(matrix: Float64Array, rows: number, width: number): void {
-  // Work column-major so every column is contiguous.
-  const columns = new Float64Array(rows * width);
-  for (let i = 0; i < rows; i++) {
-    for (let c = 0; c < width; c++) columns[c * rows + i] = matrix[i * width + c] as number;
-  }
-  const zero: boolean[] = [];
-  for (let j = 0; j < width; j++) {
-    const vj = j * rows;
-    const original = dot(columns, vj, vj, rows);
-    let norm = original;
-    for (let pass = 0; pass < 2; pass++) {
-      const before = norm;
-      for (let q = 0; q < j; q++) {
-        if (zero[q]) continue;
-        const vq = q * rows;
-        const projection = dot(columns, vq, vj, rows);
-        addScaled(columns, vj, columns, vq, -projection, rows);
-      }
-      norm = dot(columns, vj, vj, rows);
-      if (norm > 0.25 * before) break;
-    }
-    if (norm <= 1e-24 * original || norm === 0) {
-      zero[j] = true;
-      columns.fill(0, vj, vj + rows);
-      continue;
-    }
-    const scale = 1 / Math.sqrt(norm);
-    for (let i = 0; i < rows; i++) columns[vj + i] = (columns[vj + i] as number) * scale;
-  }
-  for (let i = 0; i < rows; i++) {
-    for (let c = 0; c < width; c++) matrix[i * width + c] = columns[c * rows + i] as number;
-  }
-}
-
-/**
- * Eigen-decomposition of a symmetric n × n matrix (row-major, destroyed) by cyclic Jacobi rotations.
- * Returns eigenvalues descending and the matching eigenvectors as the columns of `vectors` (row-major).
- */
-export function jacobiEigen(matrix: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
-  const a = matrix;
-  const v = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) v[i * n + i] = 1;
-  let scale = 0;
-  for (let i = 0; i < n * n; i++) scale += (a[i] as number) ** 2;
-  for (let sweep = 0; sweep < 100; sweep++) {
-    let off = 0;
-    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += (a[p * n + q] as number) ** 2;
-    if (off <= 1e-30 * scale || off === 0) break;
-    for (let p = 0; p < n; p++) {
-      for (let q = p + 1; q < n; q++) {
-        const apq = a[p * n + q] as number;
-        if (apq === 0) continue;
-        const app = a[p * n + p] as number;
-        const aqq = a[q * n + q] as number;
-        const theta = (aqq - app) / (2 * apq);
-        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-        const c = 1 / Math.sqrt(t * t + 1);
-        const s = t * c;
-        // A ← Jᵀ A J on rows and columns p and q.
-        for (let k = 0; k < n; k++) {
-          const akp = a[k * n + p] as number;
-          const akq = a[k * n + q] as number;
-          a[k * n + p] = c * akp - s * akq;
-          a[k * n + q] = s * akp + c * akq;
-        }
-        for (let k = 0; k < n; k++) {
-          const apk = a[p * n + k] as number;
-          const aqk = a[q * n + k] as number;
-          a[p * n + k] = c * apk - s * aqk;
-          a[q * n + k] = s * apk + c * aqk;
-        }
-        for (let k = 0; k < n; k++) {
-          const vkp = v[k * n + p] as number;
-          const vkq = v[k * n + q] as number;
-          v[k * n + p] = c * vkp - s * vkq;
-          v[k * n + q] = s * vkp + c * vkq;
-        }
-      }
-    }
-  }
-  const order = Array.from({ length: n }, (_, i) => i).sort(
-    (x, y) => (a[y * n + y] as number) - (a[x * n + x] as number) || x - y,
-  );
-  const values = new Float64Array(n);
-  const vectors = new Float64Array(n * n);
-  order.forEach((from, to) => {
-    values[to] = a[from * n + from] as number;
-    for (let k = 0; k < n; k++) vectors[k * n + to] = v[k * n + from] as number;
-  });
-  return { values, vectors };
-}
-
-/**
- * Rank-`rank` truncated SVD of a sparse matrix: returns U (rows × rank, row-major) and the singular values.
- */
-export function randomizedSvd(
-  a: CsrMatrix,
-  rank: number,
-  width: number,
-  powerIterations: number,
-  seed: number,
-): { u: Float64Array; sigma: Float64Array } {
-  const { rows, columns } = a;
-  const at = transposeCsr(a);
-  const random = gaussian(seed);
-  const single = new Float32Array(Math.max(rows, columns) * width);
-  for (let i = 0; i < columns * width; i++) single[i] = random();
-  const product = (matrix: CsrMatrix, input: Float64Array | undefined, output: Float64Array): void => {
-    if (input) single.set(input);
-    multiplySparse(matrix, single, width, output);
-  };
-
-  const q = new Float64Array(rows * width);
-  const z = new Float64Array(columns * width);
-  product(a, undefined, q);
-  orthonormalize(q, rows, width);
-  for (let iteration = 0; iteration < powerIterations; iteration++) {
-    // Only the span matters between products; a full QR after each Aᵀ product is not needed for
-    // accuracy in double precision, and scaling keeps the magnitudes in range.
-    product(at, q, z);
-    normalizeColumns(z, columns, width);
-    product(a, z, q);
-    orthonormalize(q, rows, width);
-  }
-  // B = Qᵀ A (width × columns), held as Bᵀ = Aᵀ Q; then B Bᵀ = (Bᵀ)ᵀ Bᵀ.
-  product(at, q, z);
-  const gram = new Float64Array(width * width);
-  for (let r = 0; r < columns; r++) {
-    const base = r * width;
-    for (let i = 0; i < width; i++) {
-      const zi = z[base + i] as number;
-      if (zi !== 0) addScaled(gram, i * width + i, z, base + i, zi, width - i);
-    }
-  }
-  for (let i = 0; i < width; i++) for (let j = 0; j < i; j++) gram[i * width + j] = gram[j * width + i] as number;
-  const eigen = jacobiEigen(gram, width);
-
-  const sigma = new Float64Array(rank);
-  for (let t = 0; t < rank; t++) sigma[t] = Math.sqrt(Math.max(0, eigen.values[t] as number));
-  // U = Q · W[:, :rank], with each column's sign fixed so its largest entry is positive.
-  const u = new Float64Array(rows * rank);
-  for (let i = 0; i < rows; i++) {
-    const qi = i * width;
-    const ui = i * rank;
-    for (let c = 0; c < width; c++) {
-      const value = q[qi + c] as number;
-      if (value === 0) continue;
-      addScaled(u, ui, eigen.vectors, c * width, value, rank);
-    }
-  }
-  for (let t = 0; t < rank; t++) {
-    let largest = 0;
-    for (let i = 0; i < rows; i++) {
-      const value = u[i * rank + t] as number;
-      if (Math.abs(value) > Math.abs(largest)) largest = value;
-    }
-    if (largest < 0) for (let i = 0; i < rows; i++) u[i * rank + t] = -(u[i * rank + t] as number);
-  }
-  return { u, sigma };
-}
-
-/** Seeded standard normal numbers: xorshift128+ style generator (32-bit) and Box-Muller. */
-function gaussian(seed: number): () => number {
-  let s0 = (seed ^ 0x9e3779b9) >>> 0 || 1;
-  let s1 = Math.imul(seed ^ 0x85ebca6b, 0xc2b2ae35) >>> 0 || 2;
-  let s2 = 0x27d4eb2f;
-  let s3 = 0x165667b1;
-  const next = (): number => {
-    // xoshiro128**
-    const result = Math.imul(rotl(Math.imul(s1, 5), 7), 9) >>> 0;
-    const t = s1 << 9;
-    s2 ^= s0;
-    s3 ^= s1;
-    s1 ^= s2;
-    s0 ^= s3;
-    s2 ^= t;
-    s3 = rotl(s3, 11);
-    return result;
-  };
-  for (let i = 0; i < 16; i++) next();
-  let spare: number | undefined;
-  return () => {
-    if (spare !== undefined) {
-      const value = spare;
-      spare = undefined;
-      return value;
-    }
-    const u1 = (next() + 1) / 4294967297;
-    const u2 = next() / 4294967296;
-    const radius = Math.sqrt(-2 * Math.log(u1));
-    spare = radius * Math.sin(2 * Math.PI * u2);
-    return radius * Math.cos(2 * Math.PI * u2);
-  };
-}
-
-function rotl(x: number, k: number): number {
-  return (x << k) | (x >>> (32 - k));
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -21,6 +21,8 @@ export interface EmbeddingErrorOptions {
   retryable?: boolean;
   /** HTTP status code, when the error came from an HTTP response. */
   status?: number;
+  /** Content hash of the item that could not be embedded, when one item is to blame. */
+  hash?: string;
 }
 
 /** Any failure to produce embeddings. */
@@ -28,11 +30,13 @@ export class EmbeddingError extends Error {
   override readonly name = "EmbeddingError";
   readonly retryable: boolean;
   readonly status: number | undefined;
+  readonly hash: string | undefined;
 
   constructor(message: string, options: EmbeddingErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.retryable = options.retryable ?? false;
     this.status = options.status;
+    this.hash = options.hash;
   }
 }
 

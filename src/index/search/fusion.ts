@@ -16,7 +16,5 @@ export function reciprocalRankFusion(lists: readonly RankedList[], k = 60): { id
       scores.set(id, (scores.get(id) ?? 0) + list.weight / (k + index + 1));
     });
   }
-  return [...scores]
-    .map(([id, score]) => ({ id, score }))
-    .sort((a, b) => b.score - a.score || a.id - b.id);
+  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score || a.id - b.id);
 }

@@ -10,6 +10,8 @@ export interface Frame {
 /** What a query asks for: weighted lexical terms, code identifiers, file paths and stack frames. */
 export interface ParsedQuery {
   text: string;
+  /** The text without noise such as environment and version dumps (what the vector leg embeds). */
+  cleaned: string;
   /** Lexical term → weight (identifiers, paths and frames weigh more than prose). */
   terms: Map<string, number>;
   /** Identifiers that look like code (snake_case, camelCase, dotted, called), as written. */
@@ -27,7 +29,10 @@ const STOP_WORDS = new Set(
   through to too under until up very was we were what when where which while who whom why will with would you your
   yours get got use used using like want wants work works seems seem see way thing things something example issue
   bug problem expected actual behavior behaviour result results output error errors following instead however still
-  even though make makes made case cases doesn isn aren wasn didn shouldn couldn won ll ve re thanks please hi hello`
+  even though make makes made case cases doesn isn aren wasn didn shouldn couldn won ll ve re thanks please hi hello
+  describe happened happen minimal complete verifiable reproduce reproducible reproduction environment installed
+  steps anything else need know relevant log logs mvce confirmation version versions none true false yes no
+  would should could might maybe think tried try trying currently current new old also`
     .split(/\s+/)
     .filter(Boolean),
 );
@@ -40,6 +45,33 @@ const GO_FRAME = /^\s*((?:[\w.-]+\/)*[\w.-]+\.go):(\d+)/gm;
 const DOTTED = /\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b/g;
 const CALLED = /\b([A-Za-z_][A-Za-z0-9_]*)\s*\(/g;
 const CODE_SPAN = /```[\s\S]*?```|`[^`\n]+`/g;
+
+const KEY_VALUE_LINE = /^\s*[-*]?\s*[A-Za-z0-9_.() -]{1,40}\s*[:=]\s*\S.{0,80}$/;
+const DETAILS_BLOCK = /<details>[\s\S]*?<\/details>/gi;
+
+/**
+ * Drops what bug reports carry that is not about the code: environment and version dumps (runs of four or
+ * more short `key: value` lines, `<details>` blocks listing installed versions).
+ */
+export function stripNoise(text: string): string {
+  const withoutDetails = text.replace(DETAILS_BLOCK, (block) =>
+    /INSTALLED VERSIONS|show_versions|pip (freeze|list)|conda list/i.test(block) ? "" : block,
+  );
+  const lines = withoutDetails.split(/\r?\n/);
+  const keep = lines.map(() => true);
+  let runStart = 0;
+  for (let i = 0; i <= lines.length; i++) {
+    const isKeyValue =
+      i < lines.length &&
+      KEY_VALUE_LINE.test(lines[i] ?? "") &&
+      !/\(|\)\s*$|\bdef\b|=\s*\w+\(/.test(lines[i] ?? "");
+    if (!isKeyValue) {
+      if (i - runStart >= 4) for (let j = runStart; j < i; j++) keep[j] = false;
+      runStart = i + 1;
+    }
+  }
+  return lines.filter((_, i) => keep[i]).join("\n");
+}
 
 /** An identifier that is recognisably code rather than an English word. */
 export function looksLikeCode(identifier: string): boolean {
@@ -84,7 +116,8 @@ function parseFrames(text: string): Frame[] {
  * Reads a query — a few words, an identifier, or a whole bug report with code and a stack trace — into
  * weighted terms. Identifiers in code spans, called names, dotted names, paths and frames weigh more.
  */
-export function parseQuery(text: string): ParsedQuery {
+export function parseQuery(original: string): ParsedQuery {
+  const text = stripNoise(original);
   const terms = new Map<string, number>();
   const frames = parseFrames(text);
   const codeText = (text.match(CODE_SPAN) ?? []).join("\n");
@@ -128,5 +161,5 @@ export function parseQuery(text: string): ParsedQuery {
   // Dampen repetition: a term repeated ten times is not ten times as important.
   for (const [term, weight] of terms) terms.set(term, Math.sqrt(weight) * (weight > 0 ? 1 : 0));
 
-  return { text, terms, identifiers: [...found], paths: [...paths], frames };
+  return { text: original, cleaned: text, terms, identifiers: [...found], paths: [...paths], frames };
 }

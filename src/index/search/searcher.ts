@@ -5,8 +5,9 @@ import picomatch from "picomatch";
 import type { Embedder } from "../embed/index.js";
 import type { ChunkRow, FileRow, LexicalStore } from "../store/lexical.js";
 import type { VectorStore } from "../store/vectors.js";
-import { reciprocalRankFusion, type RankedList } from "./fusion.js";
+import { type RankedList, reciprocalRankFusion } from "./fusion.js";
 import { type ParsedQuery, parseQuery } from "./query.js";
+import { CODE_FIRST_PRIOR, type FileRole, fileRole } from "./roles.js";
 
 export interface SearchOptions {
   limit?: number;
@@ -15,9 +16,11 @@ export interface SearchOptions {
   language?: string;
   /** Leg weights for fusion; a weight of 0 turns a leg off. */
   weights?: Partial<Record<LegName, number>>;
+  /** How much each kind of file counts (default: implementation code first); `false` ranks all alike. */
+  prior?: Record<FileRole, number> | false;
 }
 
-export type LegName = "lexical" | "vector" | "exact";
+export type LegName = "lexical" | "file" | "vector" | "exact";
 
 export interface SearchHit {
   path: string;
@@ -30,8 +33,9 @@ export interface SearchHit {
   stale: boolean;
 }
 
-const DEFAULT_WEIGHTS: Record<LegName, number> = { lexical: 1, vector: 0.7, exact: 1.2 };
+const DEFAULT_WEIGHTS: Record<LegName, number> = { lexical: 1, file: 1, vector: 0.7, exact: 1.2 };
 const LEG_DEPTH = 200;
+const FILE_LEG_DEPTH = 50;
 
 /** Stores a search reads; opened by the caller for the lifetime of one or many searches. */
 export interface SearchContext {
@@ -39,6 +43,24 @@ export interface SearchContext {
   lexical: LexicalStore;
   vectors: VectorStore | undefined;
   embedder: Embedder | undefined;
+}
+
+/**
+ * Whole-file BM25: files ranked by all the evidence they hold, each represented by its best chunk from
+ * the chunk-level ranking (or its first chunk when no chunk of it ranked).
+ */
+function fileLeg(context: SearchContext, query: ParsedQuery, chunkRanking: readonly number[]): number[] {
+  const files = context.lexical.bm25Files(query.terms, { limit: FILE_LEG_DEPTH });
+  const rows = context.lexical.chunks(chunkRanking);
+  const bestChunk = new Map<string, number>();
+  for (const id of chunkRanking) {
+    const path = rows.get(id)?.path;
+    if (path !== undefined && !bestChunk.has(path)) bestChunk.set(path, id);
+  }
+  const missing = files.map((f) => f.path).filter((path) => !bestChunk.has(path));
+  for (const row of context.lexical.chunksOfPaths(missing))
+    if (!bestChunk.has(row.path)) bestChunk.set(row.path, row.id);
+  return files.map((file) => bestChunk.get(file.path)).filter((id): id is number => id !== undefined);
 }
 
 /** Chunks of files the query names (paths, dotted modules, stack frames), frame lines first. */
@@ -58,7 +80,9 @@ function exactLeg(context: SearchContext, query: ParsedQuery, files: readonly Fi
     const file = matchPath(files, frame.path);
     if (!file) continue;
     const chunks = context.lexical.chunksOfPaths([file.path]);
-    push(chunks.filter((c) => frame.line !== undefined && c.startLine <= frame.line && frame.line <= c.endLine));
+    push(
+      chunks.filter((c) => frame.line !== undefined && c.startLine <= frame.line && frame.line <= c.endLine),
+    );
   }
   push(context.lexical.chunksBySymbolName(query.identifiers, 20));
   for (const path of query.paths) {
@@ -78,7 +102,11 @@ export function matchPath(files: readonly FileRow[], mentioned: string): FileRow
       ? [clean]
       : [`${clean}.py`, `${clean}/__init__.py`, `${clean}.ts`, `${clean}.js`, `${clean}.go`, `${clean}.rs`];
     for (const candidate of candidates) {
-      if (file.path === candidate || file.path.endsWith(`/${candidate}`) || candidate.endsWith(`/${file.path}`)) {
+      if (
+        file.path === candidate ||
+        file.path.endsWith(`/${candidate}`) ||
+        candidate.endsWith(`/${file.path}`)
+      ) {
         if (!best || file.path.length < best.path.length) best = file;
       }
     }
@@ -102,7 +130,11 @@ async function isStale(root: string, file: FileRow): Promise<boolean> {
  * symbols, fused with reciprocal-rank fusion; paths are resolved locally and hits whose file changed
  * since indexing are flagged stale.
  */
-export async function search(context: SearchContext, text: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+export async function search(
+  context: SearchContext,
+  text: string,
+  options: SearchOptions = {},
+): Promise<SearchHit[]> {
   const limit = options.limit ?? 10;
   const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
   const query = parseQuery(text);
@@ -115,18 +147,43 @@ export async function search(context: SearchContext, text: string, options: Sear
   if (weights.lexical > 0 && query.terms.size > 0) {
     const hits = context.lexical.bm25(query.terms, { limit: depth });
     lists.push({ name: "lexical", weight: weights.lexical, ids: hits.map((hit) => hit.id) });
-  }
-  if (weights.vector > 0 && context.vectors && context.embedder) {
-    const [vector] = await context.embedder.embed([text]);
-    if (vector && vector.some((x) => x !== 0)) {
-      const hits = await context.vectors.search(vector, depth);
-      lists.push({ name: "vector", weight: weights.vector, ids: hits.filter((h) => byMaskedPath.has(h.mpath)).map((h) => h.id) });
+    if (weights.file > 0) {
+      lists.push({
+        name: "file",
+        weight: weights.file,
+        ids: fileLeg(
+          context,
+          query,
+          hits.map((hit) => hit.id),
+        ),
+      });
     }
   }
-  if (weights.exact > 0) lists.push({ name: "exact", weight: weights.exact, ids: exactLeg(context, query, files) });
+  if (weights.vector > 0 && context.vectors && context.embedder) {
+    const [vector] = await context.embedder.embed([query.cleaned]);
+    if (vector?.some((x) => x !== 0)) {
+      const hits = await context.vectors.search(vector, depth);
+      lists.push({
+        name: "vector",
+        weight: weights.vector,
+        ids: hits.filter((h) => byMaskedPath.has(h.mpath)).map((h) => h.id),
+      });
+    }
+  }
+  if (weights.exact > 0)
+    lists.push({ name: "exact", weight: weights.exact, ids: exactLeg(context, query, files) });
 
-  const fused = reciprocalRankFusion(lists);
-  const rows = context.lexical.chunks(fused.slice(0, depth * 2).map((hit) => hit.id));
+  const candidates = reciprocalRankFusion(lists).slice(0, depth * 2);
+  const rows = context.lexical.chunks(candidates.map((hit) => hit.id));
+  const prior = options.prior === false ? undefined : (options.prior ?? CODE_FIRST_PRIOR);
+  const fused = prior
+    ? candidates
+        .map(({ id, score }) => {
+          const row = rows.get(id);
+          return { id, score: row ? score * prior[fileRole(row.path)] : 0 };
+        })
+        .sort((a, b) => b.score - a.score || a.id - b.id)
+    : candidates;
   const matchesGlob = options.pathGlob ? picomatch(options.pathGlob, { dot: true }) : undefined;
   const hits: SearchHit[] = [];
   const staleness = new Map<string, Promise<boolean>>();

@@ -2,7 +2,7 @@ import { mkdirSync, renameSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 
-const SCHEMA_VERSION = "1";
+const SCHEMA_VERSION = "2";
 
 /** One chunk as the lexical store keeps it: location and metadata, never code. */
 export interface ChunkRow {
@@ -95,6 +95,10 @@ export class LexicalStore {
         term TEXT NOT NULL, chunk INTEGER NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL,
         PRIMARY KEY(term, chunk)) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS postings_chunk ON postings(chunk);
+      CREATE TABLE IF NOT EXISTS file_postings(
+        term TEXT NOT NULL, path TEXT NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL,
+        PRIMARY KEY(term, path)) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS file_postings_path ON file_postings(path);
     `);
     const version = this.getMeta("schema");
     if (version === undefined) this.setMeta("schema", SCHEMA_VERSION);
@@ -165,9 +169,14 @@ export class LexicalStore {
       "INSERT INTO chunks(id, path, start_line, end_line, language, symbol, hash, length) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
     );
     const insertPosting = this.db.prepare("INSERT INTO postings(term, chunk, tf, dl) VALUES(?, ?, ?, ?)");
+    const deleteFilePostings = this.db.prepare("DELETE FROM file_postings WHERE path = ?");
+    const insertFilePosting = this.db.prepare(
+      "INSERT INTO file_postings(term, path, tf, dl) VALUES(?, ?, ?, ?)",
+    );
     const run = this.db.transaction(() => {
       let maxId = 0;
       const clear = (path: string) => {
+        deleteFilePostings.run(path);
         deletePostings.run(path);
         deleteChunks.run(path);
         deleteFile.run(path);
@@ -176,6 +185,13 @@ export class LexicalStore {
       for (const { file, chunks } of written) {
         clear(file.path);
         insertFile.run(file);
+        const fileTerms = new Map<string, number>();
+        let fileLength = 0;
+        for (const chunk of chunks) {
+          fileLength += chunk.length;
+          for (const [term, tf] of chunk.terms) fileTerms.set(term, (fileTerms.get(term) ?? 0) + tf);
+        }
+        for (const [term, tf] of fileTerms) insertFilePosting.run(term, file.path, tf, fileLength);
         for (const chunk of chunks) {
           insertChunk.run(
             chunk.id,
@@ -232,21 +248,6 @@ export class LexicalStore {
     return out;
   }
 
-  /** Corpus statistics for BM25. */
-  private stats(): { documents: number; averageLength: number } {
-    const row = this.db.prepare("SELECT count(*) AS n, avg(length) AS avg FROM chunks").get() as {
-      n: number;
-      avg: number | null;
-    };
-    return { documents: row.n, averageLength: row.avg ?? 1 };
-  }
-
-  /** Document frequency of each term. */
-  documentFrequencies(terms: readonly string[]): Map<string, number> {
-    const statement = this.db.prepare("SELECT count(*) AS n FROM postings WHERE term = ?");
-    return new Map(terms.map((term) => [term, (statement.get(term) as { n: number }).n]));
-  }
-
   /**
    * BM25 over chunks with per-term query weights. Terms present in more than `maxDocumentRatio` of the
    * chunks are skipped: they barely move scores and cost the most to read.
@@ -255,30 +256,64 @@ export class LexicalStore {
     weights: ReadonlyMap<string, number>,
     options: { limit: number; maxDocumentRatio?: number },
   ): ScoredChunk[] {
-    const { documents, averageLength } = this.stats();
-    if (documents === 0) return [];
-    const k1 = 1.2;
-    const b = 0.75;
-    const maxDf = Math.max(50, documents * (options.maxDocumentRatio ?? 0.3));
-    const dfs = this.documentFrequencies([...weights.keys()]);
-    const postings = this.db.prepare("SELECT chunk, tf, dl FROM postings WHERE term = ?").raw();
-    const scores = new Map<number, number>();
-    for (const [term, weight] of weights) {
-      const df = dfs.get(term) ?? 0;
-      if (df === 0 || df > maxDf) continue;
-      const idf = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
-      for (const row of postings.iterate(term) as Iterable<[number, number, number]>) {
-        const [chunk, tf, dl] = row;
-        const norm = tf + k1 * (1 - b + (b * dl) / averageLength);
-        scores.set(chunk, (scores.get(chunk) ?? 0) + weight * idf * ((tf * (k1 + 1)) / norm));
-      }
-    }
-    return topScores(scores, options.limit);
+    const stats = this.db.prepare("SELECT count(*) AS n, avg(length) AS avg FROM chunks");
+    const postings = this.db.prepare("SELECT chunk, tf, dl FROM postings WHERE term = ?");
+    return topScores(
+      scoreBm25<number>(stats, postings, weights, options.maxDocumentRatio ?? 0.3),
+      options.limit,
+    );
+  }
+
+  /** BM25 over whole files (the sum of their chunks' terms), best first. */
+  bm25Files(
+    weights: ReadonlyMap<string, number>,
+    options: { limit: number },
+  ): { path: string; score: number }[] {
+    const stats = this.db.prepare(
+      "SELECT count(*) AS n, avg(length) AS avg FROM (SELECT sum(length) AS length FROM chunks GROUP BY path)",
+    );
+    const postings = this.db.prepare("SELECT path, tf, dl FROM file_postings WHERE term = ?");
+    const scores = scoreBm25<string>(stats, postings, weights, 0.5);
+    return [...scores]
+      .map(([path, score]) => ({ path, score }))
+      .sort((x, y) => y.score - x.score || (x.path < y.path ? -1 : 1))
+      .slice(0, options.limit);
   }
 
   close(): void {
     this.db.close();
   }
+}
+
+/**
+ * Okapi BM25 (k1 = 1.2, b = 0.75) with per-term query weights, over a postings table of
+ * (document, tf, document length) rows. Terms in more than `maxDocumentRatio` of the documents are skipped.
+ */
+function scoreBm25<K>(
+  stats: Database.Statement,
+  postings: Database.Statement,
+  weights: ReadonlyMap<string, number>,
+  maxDocumentRatio: number,
+): Map<K, number> {
+  const { n: documents, avg } = stats.get() as { n: number; avg: number | null };
+  const scores = new Map<K, number>();
+  if (documents === 0) return scores;
+  const averageLength = avg ?? 1;
+  const k1 = 1.2;
+  const b = 0.75;
+  const maxDf = Math.max(50, documents * maxDocumentRatio);
+  const raw = postings.raw();
+  for (const [term, weight] of weights) {
+    const rows = raw.all(term) as [K, number, number][];
+    const df = rows.length;
+    if (df === 0 || df > maxDf) continue;
+    const idf = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
+    for (const [doc, tf, dl] of rows) {
+      const norm = tf + k1 * (1 - b + (b * dl) / averageLength);
+      scores.set(doc, (scores.get(doc) ?? 0) + weight * idf * ((tf * (k1 + 1)) / norm));
+    }
+  }
+  return scores;
 }
 
 /** The `limit` highest entries of a score map, best first (ties broken by id for determinism). */

@@ -66,7 +66,10 @@ export class VectorStore {
     return store;
   }
 
-  private static async existing(connection: lancedb.Connection, dimensions: number): Promise<VectorStore | undefined> {
+  private static async existing(
+    connection: lancedb.Connection,
+    dimensions: number,
+  ): Promise<VectorStore | undefined> {
     if (!(await connection.tableNames()).includes(TABLE)) return undefined;
     const table = await connection.openTable(TABLE);
     const field = (await table.schema()).fields.find((f) => f.name === "vector");

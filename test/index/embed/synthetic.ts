@@ -11,8 +11,38 @@ function prng(seed: number): () => number {
   };
 }
 
-const SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "ta", "po", "si", "ve", "zu", "ba", "do", "fi", "ga", "ho", "ju"];
-const KEYWORDS = ["const", "let", "return", "if", "else", "function", "this", "await", "new", "for", "of", "async"];
+const SYLLABLES = [
+  "ka",
+  "lo",
+  "mi",
+  "ne",
+  "ru",
+  "ta",
+  "po",
+  "si",
+  "ve",
+  "zu",
+  "ba",
+  "do",
+  "fi",
+  "ga",
+  "ho",
+  "ju",
+];
+const KEYWORDS = [
+  "const",
+  "let",
+  "return",
+  "if",
+  "else",
+  "function",
+  "this",
+  "await",
+  "new",
+  "for",
+  "of",
+  "async",
+];
 
 export interface SyntheticCorpusOptions {
   chunks: number;
@@ -81,13 +111,16 @@ export function syntheticCodeCorpus(options: SyntheticCorpusOptions): string[] {
   const declaredCount = options.identifiers ?? 100_000;
   for (let i = 0; i < declaredCount; i++) {
     const topic = topics[i % topicCount] as string[];
-    declared.push(compose(() => (random() < 0.7 ? (topic[Math.floor(random() * topic.length)] as string) : zipf())));
+    declared.push(
+      compose(() => (random() < 0.7 ? (topic[Math.floor(random() * topic.length)] as string) : zipf())),
+    );
   }
   const chunks: string[] = [];
   for (let c = 0; c < options.chunks; c++) {
     const t = Math.floor(random() * topicCount);
     const topic = topics[t] as string[];
-    const sub = (): string => (random() < 0.7 ? (topic[Math.floor(random() * topic.length)] as string) : zipf());
+    const sub = (): string =>
+      random() < 0.7 ? (topic[Math.floor(random() * topic.length)] as string) : zipf();
     const ident = (): string => {
       if (declaredCount === 0) return compose(sub);
       // Mostly identifiers of this chunk's topic, some from anywhere.

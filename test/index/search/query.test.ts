@@ -17,13 +17,17 @@ describe("parseQuery", () => {
     const query = parseQuery(
       'Traceback (most recent call last):\n  File "/usr/lib/python3/site-packages/sphinx/ext/autodoc/__init__.py", line 120, in format_signature\n    raise ValueError',
     );
-    expect(query.frames).toEqual([{ path: "sphinx/ext/autodoc/__init__.py", line: 120, symbol: "format_signature" }]);
+    expect(query.frames).toEqual([
+      { path: "sphinx/ext/autodoc/__init__.py", line: 120, symbol: "format_signature" },
+    ]);
     expect(query.paths).toContain("sphinx/ext/autodoc/__init__.py");
     expect(query.identifiers).toContain("format_signature");
   });
 
   it("reads JavaScript frames and file paths", () => {
-    const query = parseQuery("TypeError: x is undefined\n    at Invoice.total (src/billing/invoice.ts:31:7)\nsee lib/util.js");
+    const query = parseQuery(
+      "TypeError: x is undefined\n    at Invoice.total (src/billing/invoice.ts:31:7)\nsee lib/util.js",
+    );
     expect(query.frames[0]).toEqual({ path: "src/billing/invoice.ts", line: 31, symbol: "total" });
     expect(query.paths).toContain("lib/util.js");
   });

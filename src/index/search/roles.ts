@@ -1,0 +1,69 @@
+/** What a file is for, judged from its path: implementation code, tests, docs, or configuration and data. */
+export type FileRole = "source" | "test" | "docs" | "config";
+
+const SOURCE_EXTENSIONS = new Set([
+  "ts",
+  "tsx",
+  "mts",
+  "cts",
+  "js",
+  "jsx",
+  "mjs",
+  "cjs",
+  "py",
+  "pyi",
+  "pyx",
+  "go",
+  "rs",
+  "java",
+  "kt",
+  "scala",
+  "c",
+  "h",
+  "cc",
+  "cpp",
+  "cxx",
+  "hpp",
+  "hh",
+  "hxx",
+  "cs",
+  "rb",
+  "php",
+  "swift",
+  "m",
+  "mm",
+  "lua",
+  "sh",
+  "vue",
+  "svelte",
+]);
+const DOC_EXTENSIONS = new Set(["md", "mdx", "rst", "txt", "adoc", "markdown"]);
+const TEST_PATH =
+  /(^|\/)(tests?|testing|__tests__|spec|specs|e2e)\/|(^|\/)(test_[^/]*|[^/]*_test\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$/;
+const DOC_PATH = /(^|\/)(docs?|documentation|examples?)\//;
+const CHANGELOG =
+  /(^|\/)(CHANGES|CHANGELOG|HISTORY|NEWS|RELEASE[_-]?NOTES|AUTHORS|CONTRIBUTORS|LICENSE|COPYING)[^/]*$/i;
+const CONFIG_PATH = /(^|\/)(\.github|\.circleci|\.gitlab|ci|\.ci)\//;
+const VENDORED_PATH =
+  /(^|\/)(static|vendor|vendored|third_party|thirdparty|external|extern|assets)\/|[.-]min\.js$/;
+
+export function fileRole(path: string): FileRole {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const extension = name.includes(".") ? (name.split(".").pop() ?? "").toLowerCase() : "";
+  if (CHANGELOG.test(path)) return "docs";
+  if (CONFIG_PATH.test(path) || VENDORED_PATH.test(path)) return "config";
+  if (SOURCE_EXTENSIONS.has(extension)) {
+    if (TEST_PATH.test(path)) return "test";
+    if (DOC_PATH.test(path)) return "docs";
+    return "source";
+  }
+  if (DOC_EXTENSIONS.has(extension) || DOC_PATH.test(path)) return "docs";
+  return "config";
+}
+
+/**
+ * How much a hit in a file of each role counts, relative to implementation code. An agent (or a person)
+ * asking where something happens wants the code that does it; tests, docs and configuration that merely
+ * mention the same words come after it unless nothing else matches.
+ */
+export const CODE_FIRST_PRIOR: Record<FileRole, number> = { source: 1, test: 0.3, docs: 0.2, config: 0.2 };
