@@ -91,10 +91,27 @@ function normalisePath(raw: string): string {
   return path.replace(/^\.?\//, "").replace(/^\/+/, "");
 }
 
-function addTerm(terms: Map<string, number>, term: string, weight: number): void {
-  if (term.length < 2 || STOP_WORDS.has(term)) return;
-  terms.set(term, (terms.get(term) ?? 0) + weight);
+/** Importance of a term by where it was seen, and how often; repetition counts only logarithmically. */
+class TermWeights {
+  private readonly seen = new Map<string, { importance: number; count: number }>();
+
+  add(term: string, importance: number): void {
+    if (term.length < 2 || STOP_WORDS.has(term)) return;
+    const current = this.seen.get(term);
+    if (current) {
+      current.importance = Math.max(current.importance, importance);
+      current.count++;
+    } else this.seen.set(term, { importance, count: 1 });
+  }
+
+  weights(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [term, { importance, count }] of this.seen) out.set(term, importance * (1 + 0.5 * Math.log(count)));
+    return out;
+  }
 }
+
+const URL = /\b(?:https?|ftp):\/\/\S+|\bwww\.\S+/g;
 
 function parseFrames(text: string): Frame[] {
   const frames: Frame[] = [];
@@ -118,17 +135,17 @@ function parseFrames(text: string): Frame[] {
  */
 export function parseQuery(original: string): ParsedQuery {
   const text = stripNoise(original);
-  const terms = new Map<string, number>();
+  const withoutUrls = text.replace(URL, " ");
+  const terms = new TermWeights();
   const frames = parseFrames(text);
   const codeText = (text.match(CODE_SPAN) ?? []).join("\n");
-  const codeIdentifiers = new Set(identifiers(codeText));
+  const inCode = new Set(identifiers(codeText));
   const called = new Set([...text.matchAll(CALLED)].map((m) => m[1] ?? ""));
 
   const paths = new Set<string>();
   for (const frame of frames) paths.add(frame.path);
-  for (const m of text.matchAll(FILE_PATH)) paths.add(normalisePath(m[0]));
-  const dotted = text.match(DOTTED) ?? [];
-  for (const name of dotted) {
+  for (const m of withoutUrls.matchAll(FILE_PATH)) paths.add(normalisePath(m[0]));
+  for (const name of withoutUrls.match(DOTTED) ?? []) {
     const parts = name.split(".");
     // a dotted module path such as `pkg.sub.module` (not `self.x` or a file name with an extension)
     if (parts.length >= 3 && parts[0] !== "self" && parts.every((p) => /^[a-z_][a-z0-9_]*$/.test(p))) {
@@ -137,29 +154,28 @@ export function parseQuery(original: string): ParsedQuery {
   }
 
   const found = new Set<string>();
-  for (const identifier of identifiers(text)) {
+  for (const identifier of identifiers(withoutUrls)) {
     const lower = identifier.toLowerCase();
-    const isCode = looksLikeCode(identifier) || codeIdentifiers.has(identifier) || called.has(identifier);
+    if (STOP_WORDS.has(lower)) continue;
+    const isCode = looksLikeCode(identifier) || (called.has(identifier) && lower.length > 2);
     if (isCode) found.add(identifier);
     const parts = splitIdentifier(identifier).filter((p) => p.length > 1);
-    if (parts.length > 1) {
-      addTerm(terms, lower, isCode ? 3 : 1);
-      for (const part of parts) addTerm(terms, part, isCode ? 1 : 0.5);
+    if (isCode) {
+      terms.add(lower, 3);
+      if (parts.length > 1) for (const part of parts) terms.add(part, 1);
     } else {
-      addTerm(terms, lower, isCode ? 2 : 1);
+      terms.add(lower, inCode.has(identifier) ? 1.5 : 1);
+      if (parts.length > 1) for (const part of parts) terms.add(part, 0.5);
     }
   }
   for (const frame of frames) {
     if (frame.symbol) {
       found.add(frame.symbol);
-      addTerm(terms, frame.symbol.toLowerCase(), 3);
+      terms.add(frame.symbol.toLowerCase(), 3);
     }
   }
   for (const path of paths) {
-    for (const token of codeTokens(path.replace(/\.[a-z]+$/, ""))) addTerm(terms, token, 1);
+    for (const token of codeTokens(path.replace(/\.[a-z]+$/, ""))) terms.add(token, 1);
   }
-  // Dampen repetition: a term repeated ten times is not ten times as important.
-  for (const [term, weight] of terms) terms.set(term, Math.sqrt(weight) * (weight > 0 ? 1 : 0));
-
-  return { text: original, cleaned: text, terms, identifiers: [...found], paths: [...paths], frames };
+  return { text: original, cleaned: text, terms: terms.weights(), identifiers: [...found], paths: [...paths], frames };
 }

@@ -16,6 +16,8 @@ export interface SearchOptions {
   language?: string;
   /** Leg weights for fusion; a weight of 0 turns a leg off. */
   weights?: Partial<Record<LegName, number>>;
+  /** Reciprocal-rank-fusion constant: smaller values favour each leg's top ranks (default 20). */
+  fusionK?: number;
   /** How much each kind of file counts (default: implementation code first); `false` ranks all alike. */
   prior?: Record<FileRole, number> | false;
 }
@@ -173,7 +175,7 @@ export async function search(
   if (weights.exact > 0)
     lists.push({ name: "exact", weight: weights.exact, ids: exactLeg(context, query, files) });
 
-  const candidates = reciprocalRankFusion(lists).slice(0, depth * 2);
+  const candidates = reciprocalRankFusion(lists, options.fusionK ?? 20).slice(0, depth * 2);
   const rows = context.lexical.chunks(candidates.map((hit) => hit.id));
   const prior = options.prior === false ? undefined : (options.prior ?? CODE_FIRST_PRIOR);
   const fused = prior

@@ -37,9 +37,23 @@ describe("parseQuery", () => {
     expect(query.paths).toContain("astropy/modeling/separable");
   });
 
-  it("treats names in code spans and calls as code", () => {
-    const query = parseQuery("calling `render` twice breaks; also reset() fails");
-    expect(query.identifiers).toEqual(expect.arrayContaining(["render", "reset"]));
+  it("treats called names as code and weighs words in code spans above prose", () => {
+    const query = parseQuery("calling `render` twice breaks the layout; also reset() fails");
+    expect(query.identifiers).toContain("reset");
+    expect(query.terms.get("render")).toBeGreaterThan(query.terms.get("layout") ?? 0);
+    expect(query.terms.get("reset")).toBeGreaterThan(query.terms.get("render") ?? 0);
+  });
+
+  it("counts repetition only logarithmically and ignores URLs as paths", () => {
+    const query = parseQuery("widget widget widget widget widget gadget, see https://example.org/docs/page.html");
+    expect(query.terms.get("widget")).toBeLessThan(2 * (query.terms.get("gadget") ?? 0));
+    expect(query.paths).toEqual([]);
+  });
+
+  it("drops environment dumps from bug reports", () => {
+    const query = parseQuery("merge fails on conflicts\n\npython: 3.8.5\nnumpy: 1.19\npandas: 1.1.0\nscipy: 1.5.2\nxarray: 0.16\n");
+    expect(query.terms.has("pandas")).toBe(false);
+    expect(query.terms.has("conflicts")).toBe(true);
   });
 
   it("recognises code-shaped identifiers", () => {
