@@ -231,9 +231,9 @@ async function ensureClone(opts, repo) {
     log(`cloning ${repo} from ${mirror} (shared objects)`);
     await runChecked("git", ["clone", "-q", "--shared", "--no-checkout", mirror, dir]);
   } else {
-    const url = `https://github.com/${repo}.git`;
-    log(`no mirror of ${repo} under ${opts.mirrors}; cloning ${url}`);
-    await runChecked("git", ["clone", "-q", "--no-checkout", url, dir]);
+    throw new Error(
+      `no mirror of ${repo} under ${opts.mirrors}: bring a full clone there as ${repoKey(repo)}/repo`,
+    );
   }
   // Objects borrowed from the mirror must never be pruned from under us.
   await runChecked("git", ["-C", dir, "config", "gc.auto", "0"]);

@@ -1,10 +1,10 @@
 import { access } from "node:fs/promises";
 import type { Command } from "commander";
 import { workspaceDir } from "../config/paths.js";
-import { detectLanguage } from "../index/chunk/index.js";
+import { countByReason, type IndexSkip, indexSkips } from "../index/indexer.js";
 import { indexLayout } from "../index/layout.js";
 import { LexicalStore } from "../index/store/lexical.js";
-import { indexableFiles, loadSnapshot, skippedForIndex } from "../workspace/index.js";
+import { loadSnapshot } from "../workspace/index.js";
 import { resolveRoot } from "../workspace/root.js";
 import { printJson } from "./shared.js";
 
@@ -16,7 +16,7 @@ export interface IndexStatus {
   chunks: number;
   lastSync: string | null;
   embedder: string | null;
-  skipped: { path: string; reason: string; detail?: string }[];
+  skipped: IndexSkip[];
   skippedByReason: Record<string, number>;
 }
 
@@ -42,14 +42,8 @@ export async function indexStatus(rootArg: string): Promise<IndexStatus> {
   const lexical = LexicalStore.open(layout.lexical);
   try {
     const snapshot = await loadSnapshot(layout.merkle).catch(() => undefined);
-    const skipped: IndexStatus["skipped"] = snapshot ? [...skippedForIndex(snapshot)] : [];
-    if (snapshot) {
-      for (const path of indexableFiles(snapshot)) {
-        if (detectLanguage(path) === undefined) skipped.push({ path, reason: "unsupported" });
-      }
-    }
-    const skippedByReason: Record<string, number> = {};
-    for (const entry of skipped) skippedByReason[entry.reason] = (skippedByReason[entry.reason] ?? 0) + 1;
+    const skipped = snapshot ? indexSkips(snapshot) : [];
+    const skippedByReason = countByReason(skipped);
     const counts = lexical.counts();
     return {
       root,

@@ -56,13 +56,16 @@ export interface IndexReport {
   hashedFiles: number;
   embedded: number;
   cachedEmbeddings: number;
-  skipped: SkippedEntry[];
+  skipped: IndexSkip[];
   skippedByReason: Record<string, number>;
   embedderId: string;
   durationMs: number;
   /** Set when corrupt or incompatible state was thrown away and rebuilt. */
   rebuilt?: string;
 }
+
+/** LanceDB writes (fragments) after which the vector table is compacted. */
+const OPTIMIZE_AFTER_WRITES = 16;
 
 export class IndexInterruptedError extends Error {
   override name = "IndexInterruptedError";
@@ -106,7 +109,19 @@ export function chunkTerms(chunk: Chunk): { terms: Map<string, number>; length: 
   return { terms: termFrequencies(tokens), length: tokens.length };
 }
 
-function countByReason(skipped: readonly SkippedEntry[]): Record<string, number> {
+/** Why a file is not in the index: a scan or content skip, or a kind of file never chunked (lock files, maps). */
+export type IndexSkip = Omit<SkippedEntry, "reason"> & { reason: SkippedEntry["reason"] | "unsupported" };
+
+/** Every file of a snapshot that is not indexed, with the reason. */
+export function indexSkips(snapshot: Snapshot): IndexSkip[] {
+  const skipped: IndexSkip[] = [...skippedForIndex(snapshot)];
+  for (const path of indexableFiles(snapshot)) {
+    if (detectLanguage(path) === undefined) skipped.push({ path, reason: "unsupported" });
+  }
+  return skipped;
+}
+
+export function countByReason(skipped: readonly IndexSkip[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const entry of skipped) out[entry.reason] = (out[entry.reason] ?? 0) + 1;
   return out;
@@ -219,7 +234,9 @@ export async function indexWorkspace(rootArg: string, options: IndexOptions): Pr
     let embedded = 0;
     let cachedEmbeddings = 0;
 
+    let writes = 0;
     if (toRemove.length > 0) {
+      writes++;
       await vectors.replace(
         toRemove.map((path) => masker.mask(path)),
         [],
@@ -301,10 +318,16 @@ export async function indexWorkspace(rootArg: string, options: IndexOptions): Pr
       // leaves the files unmarked, and the next run replaces their vector rows (replace is idempotent).
       await vectors.replace([], rows);
       lexical.replaceFiles([], written);
+      writes++;
       progress({ phase: "write", done: Math.min(start + batchSize, toWrite.length), total: toWrite.length });
     }
 
-    if (toWrite.length + toRemove.length > 0) await vectors.optimize();
+    // Every write adds a LanceDB fragment; compact once enough have piled up, not on every small sync.
+    const pendingWrites = Number(lexical.getMeta("writesSinceOptimize") ?? "0") + writes;
+    if (pendingWrites >= OPTIMIZE_AFTER_WRITES) {
+      await vectors.optimize();
+      lexical.setMeta("writesSinceOptimize", "0");
+    } else lexical.setMeta("writesSinceOptimize", String(pendingWrites));
     await saveSnapshot(layout.merkle, snapshot);
     lexical.setMeta("lastSync", new Date().toISOString());
     lexical.setMeta("rootHash", snapshot.rootHash);

@@ -106,7 +106,8 @@ class TermWeights {
 
   weights(): Map<string, number> {
     const out = new Map<string, number>();
-    for (const [term, { importance, count }] of this.seen) out.set(term, importance * (1 + 0.5 * Math.log(count)));
+    for (const [term, { importance, count }] of this.seen)
+      out.set(term, importance * (1 + 0.5 * Math.log(count)));
     return out;
   }
 }
@@ -177,5 +178,12 @@ export function parseQuery(original: string): ParsedQuery {
   for (const path of paths) {
     for (const token of codeTokens(path.replace(/\.[a-z]+$/, ""))) terms.add(token, 1);
   }
-  return { text: original, cleaned: text, terms: terms.weights(), identifiers: [...found], paths: [...paths], frames };
+  return {
+    text: original,
+    cleaned: text,
+    terms: terms.weights(),
+    identifiers: [...found],
+    paths: [...paths],
+    frames,
+  };
 }

@@ -65,8 +65,16 @@ function fileLeg(context: SearchContext, query: ParsedQuery, chunkRanking: reado
   return files.map((file) => bestChunk.get(file.path)).filter((id): id is number => id !== undefined);
 }
 
-/** Chunks of files the query names (paths, dotted modules, stack frames), frame lines first. */
-function exactLeg(context: SearchContext, query: ParsedQuery, files: readonly FileRow[]): number[] {
+/**
+ * Chunks the query names: stack-frame lines first, then definitions of the identifiers it uses, then
+ * files it mentions (paths, dotted modules). `named` holds the frames and definitions: the query points at
+ * them exactly, whatever kind of file holds them.
+ */
+function exactLeg(
+  context: SearchContext,
+  query: ParsedQuery,
+  files: readonly FileRow[],
+): { ids: number[]; named: Set<number> } {
   const ranked: number[] = [];
   const seen = new Set<number>();
   const push = (rows: readonly ChunkRow[]) => {
@@ -87,11 +95,12 @@ function exactLeg(context: SearchContext, query: ParsedQuery, files: readonly Fi
     );
   }
   push(context.lexical.chunksBySymbolName(query.identifiers, 20));
+  const named = new Set(ranked);
   for (const path of query.paths) {
     const file = matchPath(files, path);
     if (file) push(context.lexical.chunksOfPaths([file.path]).slice(0, 20));
   }
-  return ranked;
+  return { ids: ranked, named };
 }
 
 /** The indexed file a mentioned path refers to: exact, suffix, module path (`a/b` → `a/b.py`, `a/b/__init__.py`). */
@@ -172,8 +181,9 @@ export async function search(
       });
     }
   }
-  if (weights.exact > 0)
-    lists.push({ name: "exact", weight: weights.exact, ids: exactLeg(context, query, files) });
+  const { ids: exact, named } =
+    weights.exact > 0 ? exactLeg(context, query, files) : { ids: [], named: new Set<number>() };
+  if (exact.length > 0) lists.push({ name: "exact", weight: weights.exact, ids: exact });
 
   const candidates = reciprocalRankFusion(lists, options.fusionK ?? 20).slice(0, depth * 2);
   const rows = context.lexical.chunks(candidates.map((hit) => hit.id));
@@ -182,7 +192,7 @@ export async function search(
     ? candidates
         .map(({ id, score }) => {
           const row = rows.get(id);
-          return { id, score: row ? score * prior[fileRole(row.path)] : 0 };
+          return { id, score: row ? score * (named.has(id) ? 1 : prior[fileRole(row.path)]) : 0 };
         })
         .sort((a, b) => b.score - a.score || a.id - b.id)
     : candidates;

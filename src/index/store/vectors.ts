@@ -60,7 +60,8 @@ export class VectorStore {
 
   /** Opens the table for reading only if it exists with this vector size; never creates or drops. */
   static async openExisting(dir: string, dimensions: number): Promise<VectorStore | undefined> {
-    const connection = await lancedb.connect(dir);
+    // A long-lived reader (watch, an agent) must see what later index runs wrote: check on every read.
+    const connection = await lancedb.connect(dir, { readConsistencyInterval: 0 });
     const store = await VectorStore.existing(connection, dimensions);
     if (!store) connection.close();
     return store;

@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * Retrieval ablation, in process: the same tasks as bench/retrieval/run.mjs, searched with several
+ * search-option variants side by side (legs on/off, leg weights, file-role prior, fusion constant), so a
+ * design choice — such as which embedder's vector leg to keep — is made by measurement.
+ *
+ *   node bench/retrieval/ablation.mjs [REPO_FILTER] [VARIANTS_JSON] [--show]
+ *   node bench/retrieval/ablation.mjs sphinx '{"default":{},"no-vector":{"weights":{"vector":0}}}'
+ *
+ * Uses the working clones under bench/.work/repos (made by run.mjs) and UMBRA_HOME=bench/.work/umbra-home.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const { indexWorkspace } = await import(join(ROOT, "dist", "index", "indexer.js"));
+const { openIndex } = await import(join(ROOT, "dist", "index", "open.js"));
+const { search } = await import(join(ROOT, "dist", "index", "search", "searcher.js"));
+const { loadConfig } = await import(join(ROOT, "dist", "config", "config.js"));
+
+const args = process.argv.slice(2).filter((a) => a !== "--show");
+const show = process.argv.includes("--show");
+const repoFilter = args[0] ?? "";
+/** @type {Record<string, Record<string, unknown>>} */
+const variants = JSON.parse(
+  args[1] ??
+    '{"default":{},"no-vector":{"weights":{"vector":0}},"no-file-leg":{"weights":{"file":0}},"no-exact":{"weights":{"exact":0}},"no-prior":{"prior":false}}',
+);
+const env = { ...process.env, UMBRA_HOME: join(ROOT, "bench", ".work", "umbra-home") };
+const config = loadConfig({ env: {} });
+const tasks = readFileSync(join(ROOT, "..", "shared", "eval", "swebench-dev.jsonl"), "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((line) => JSON.parse(line))
+  .filter((task) => task.repo.includes(repoFilter));
+const clone = (/** @type {string} */ repo) => join(ROOT, "bench", ".work", "repos", repo.replace("/", "+"));
+const commitTime = (/** @type {{repo: string, base_commit: string}} */ t) =>
+  Number(
+    execFileSync("git", ["-C", clone(t.repo), "show", "-s", "--format=%ct", t.base_commit], {
+      encoding: "utf8",
+    }),
+  );
+tasks.sort((a, b) => a.repo.localeCompare(b.repo) || commitTime(a) - commitTime(b));
+
+/** @type {Record<string, {n: number, a1: number, a5: number, a10: number, mrr: number}>} */
+const stats = Object.fromEntries(
+  Object.keys(variants).map((name) => [name, { n: 0, a1: 0, a5: 0, a10: 0, mrr: 0 }]),
+);
+for (const task of tasks) {
+  const dir = clone(task.repo);
+  try {
+    execFileSync("git", ["-C", dir, "checkout", "-f", "-q", task.base_commit], { stdio: "ignore" });
+    execFileSync("git", ["-C", dir, "clean", "-fdxq"]);
+  } catch {
+    process.stderr.write(`skip ${task.instance_id}: checkout failed\n`);
+    continue;
+  }
+  await indexWorkspace(dir, { config, env });
+  const index = await openIndex(dir, config, env);
+  const gold = task.files.filter((/** @type {string} */ f) => existsSync(join(dir, f)));
+  if (gold.length === 0) continue;
+  for (const [name, options] of Object.entries(variants)) {
+    const hits = await search(index, task.problem_statement, { limit: 200, ...options });
+    /** @type {string[]} */
+    const files = [];
+    for (const hit of hits) if (!files.includes(hit.path)) files.push(hit.path);
+    const ranks = gold.map((/** @type {string} */ g) => files.indexOf(g) + 1 || Number.POSITIVE_INFINITY);
+    const worst = Math.max(...ranks);
+    const s = stats[name];
+    if (!s) continue;
+    s.n++;
+    if (worst <= 1) s.a1++;
+    if (worst <= 5) s.a5++;
+    if (worst <= 10) s.a10++;
+    s.mrr += 1 / Math.min(...ranks);
+    if (show && worst > 5)
+      process.stdout.write(
+        `${name} ${task.instance_id} gold=${gold} ranks=${ranks} top=${files.slice(0, 5)}\n`,
+      );
+  }
+  index.close();
+}
+process.stdout.write(
+  "| variant | n | Acc@1 | Acc@5 | Acc@10 | MRR |\n| --- | ---: | ---: | ---: | ---: | ---: |\n",
+);
+for (const [name, s] of Object.entries(stats)) {
+  const f = (/** @type {number} */ x) => (x / Math.max(1, s.n)).toFixed(3);
+  process.stdout.write(`| ${name} | ${s.n} | ${f(s.a1)} | ${f(s.a5)} | ${f(s.a10)} | ${f(s.mrr)} |\n`);
+}

@@ -1,0 +1,91 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.js";
+import { type IndexReport, indexWorkspace } from "../../src/index/indexer.js";
+import { watchWorkspace } from "../../src/index/watcher.js";
+import { CountingEmbedder } from "../helpers/embedder.js";
+import { cleanup, copyExamples, tempDir } from "../helpers/workspace.js";
+
+let home: string;
+let root: string;
+beforeEach(async () => {
+  home = await tempDir("watch-home");
+  root = await copyExamples();
+});
+afterEach(async () => {
+  await cleanup(home, join(root, ".."));
+});
+
+describe("watchWorkspace", () => {
+  it("syncs once at start, then batches a burst of edits into one incremental sync", async () => {
+    const config = loadConfig({ env: {} });
+    const env = { ...process.env, UMBRA_HOME: home };
+    const embedder = new CountingEmbedder();
+    const controller = new AbortController();
+    const syncs: { reason: string; report: IndexReport }[] = [];
+    let resolveSecond: () => void = () => {};
+    const second = new Promise<void>((resolve) => {
+      resolveSecond = resolve;
+    });
+    const watching = watchWorkspace(root, {
+      debounceMs: 200,
+      intervalMs: 60_000,
+      signal: controller.signal,
+      sync: () => indexWorkspace(root, { config, env, embedder }),
+      onSync: (report, reason) => {
+        syncs.push({ reason, report });
+        if (syncs.length === 1) {
+          void (async () => {
+            for (let i = 0; i < 5; i++) {
+              await writeFile(join(root, "billing", `note${i}.ts`), `export const note${i} = ${i};\n`);
+            }
+          })();
+        }
+        if (syncs.length > 1 && report.changes.added === 5) resolveSecond();
+      },
+      onError: (error) => {
+        throw error;
+      },
+    });
+    await Promise.race([second, new Promise((_, reject) => setTimeout(() => reject(new Error("no sync")), 20_000))]);
+    controller.abort();
+    await watching;
+    expect(syncs[0]?.reason).toBe("start");
+    expect(syncs[0]?.report.files).toBe(9);
+    const later = syncs.slice(1).filter((s) => s.report.changes.added > 0);
+    expect(later).toHaveLength(1);
+    expect(later[0]?.report.changes.added).toBe(5);
+    expect(later[0]?.report.files).toBe(14);
+  });
+
+  it("finds changes no event reported through its periodic check", async () => {
+    const config = loadConfig({ env: {} });
+    const env = { ...process.env, UMBRA_HOME: home };
+    const controller = new AbortController();
+    const reasons: string[] = [];
+    let changedBehindItsBack = false;
+    const done = new Promise<IndexReport>((resolve) => {
+      void watchWorkspace(root, {
+        debounceMs: 60_000,
+        intervalMs: 300,
+        signal: controller.signal,
+        sync: async (reason) => {
+          if (reason === "periodic check" && !changedBehindItsBack) {
+            changedBehindItsBack = true;
+            await writeFile(join(root, "docs", "extra.md"), "# Extra\n");
+          }
+          return indexWorkspace(root, { config, env, embedder: new CountingEmbedder() });
+        },
+        onSync: (report, reason) => {
+          reasons.push(reason);
+          if (report.changes.added === 1) resolve(report);
+        },
+      });
+    });
+    const report = await done;
+    controller.abort();
+    expect(report.files).toBe(10);
+    expect(reasons).toContain("periodic check");
+  });
+});
