@@ -38,6 +38,10 @@ export interface SearchHit {
 const DEFAULT_WEIGHTS: Record<LegName, number> = { lexical: 1, file: 1, vector: 0.7, exact: 1.2 };
 const LEG_DEPTH = 200;
 const FILE_LEG_DEPTH = 50;
+/** An identifier found in more chunks than this is too common for the exact leg. */
+const EXACT_MAX_DOCUMENTS = 10;
+/** Queries with at least this many distinct terms are descriptive: the file-role prior applies. */
+const DESCRIPTIVE_QUERY_TERMS = 6;
 
 /** Stores a search reads; opened by the caller for the lifetime of one or many searches. */
 export interface SearchContext {
@@ -67,7 +71,7 @@ function fileLeg(context: SearchContext, query: ParsedQuery, chunkRanking: reado
 
 /**
  * Chunks the query names: stack-frame lines first, then definitions of the identifiers it uses, then
- * files it mentions (paths, dotted modules). `named` holds the frames and definitions: the query points at
+ * chunks holding those identifiers verbatim, then files it mentions (paths, dotted modules). `named` holds the frames and definitions: the query points at
  * them exactly, whatever kind of file holds them.
  */
 function exactLeg(
@@ -77,28 +81,35 @@ function exactLeg(
 ): { ids: number[]; named: Set<number> } {
   const ranked: number[] = [];
   const seen = new Set<number>();
-  const push = (rows: readonly ChunkRow[]) => {
-    for (const row of rows) {
-      if (!seen.has(row.id)) {
-        seen.add(row.id);
-        ranked.push(row.id);
+  const push = (ids: Iterable<number>) => {
+    for (const id of ids) {
+      if (!seen.has(id)) {
+        seen.add(id);
+        ranked.push(id);
       }
     }
   };
+  const idsOf = (rows: readonly ChunkRow[]) => rows.map((row) => row.id);
   const framesFirst = [...query.frames].reverse(); // innermost frame last in Python tracebacks
   for (const frame of framesFirst) {
     const file = matchPath(files, frame.path);
     if (!file) continue;
     const chunks = context.lexical.chunksOfPaths([file.path]);
     push(
-      chunks.filter((c) => frame.line !== undefined && c.startLine <= frame.line && frame.line <= c.endLine),
+      idsOf(
+        chunks.filter(
+          (c) => frame.line !== undefined && c.startLine <= frame.line && frame.line <= c.endLine,
+        ),
+      ),
     );
   }
-  push(context.lexical.chunksBySymbolName(query.identifiers, 20));
+  push(idsOf(context.lexical.chunksBySymbolName(query.identifiers, 20)));
   const named = new Set(ranked);
+  const verbatim = query.identifiers.map((identifier) => identifier.toLowerCase());
+  push(context.lexical.chunksWithTerms(verbatim, EXACT_MAX_DOCUMENTS).slice(0, 10));
   for (const path of query.paths) {
     const file = matchPath(files, path);
-    if (file) push(context.lexical.chunksOfPaths([file.path]).slice(0, 20));
+    if (file) push(idsOf(context.lexical.chunksOfPaths([file.path]).slice(0, 20)));
   }
   return { ids: ranked, named };
 }
@@ -187,7 +198,10 @@ export async function search(
 
   const candidates = reciprocalRankFusion(lists, options.fusionK ?? 20).slice(0, depth * 2);
   const rows = context.lexical.chunks(candidates.map((hit) => hit.id));
-  const prior = options.prior === false ? undefined : (options.prior ?? CODE_FIRST_PRIOR);
+  // The prior ranks code above tests and docs for descriptive queries (a bug report, a question); a short
+  // query such as one identifier wants exactly where it occurs, whatever the kind of file.
+  const descriptive = query.terms.size >= DESCRIPTIVE_QUERY_TERMS;
+  const prior = options.prior === false || !descriptive ? undefined : (options.prior ?? CODE_FIRST_PRIOR);
   const fused = prior
     ? candidates
         .map(({ id, score }) => {

@@ -249,6 +249,29 @@ export class LexicalStore {
   }
 
   /**
+   * Chunks holding the given terms verbatim, ranked by how many of them they hold (rarer terms break
+   * ties). Terms in more than `maxDocuments` chunks are too common to point anywhere and are left out.
+   */
+  chunksWithTerms(terms: readonly string[], maxDocuments: number): number[] {
+    const count = this.db.prepare("SELECT count(*) AS n FROM postings WHERE term = ?");
+    const chunks = this.db.prepare("SELECT chunk FROM postings WHERE term = ?").pluck();
+    const matched = new Map<number, { terms: number; rarity: number }>();
+    for (const term of new Set(terms)) {
+      const df = (count.get(term) as { n: number }).n;
+      if (df === 0 || df > maxDocuments) continue;
+      for (const id of chunks.all(term) as number[]) {
+        const entry = matched.get(id) ?? { terms: 0, rarity: 0 };
+        entry.terms++;
+        entry.rarity += 1 / df;
+        matched.set(id, entry);
+      }
+    }
+    return [...matched]
+      .sort(([a, x], [b, y]) => y.terms - x.terms || y.rarity - x.rarity || a - b)
+      .map(([id]) => id);
+  }
+
+  /**
    * BM25 over chunks with per-term query weights. Terms present in more than `maxDocumentRatio` of the
    * chunks are skipped: they barely move scores and cost the most to read.
    */
