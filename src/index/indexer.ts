@@ -76,16 +76,29 @@ interface OpenState {
   rebuilt?: string;
 }
 
-function openLexical(layout: IndexLayout, warn: (message: string) => void): OpenState {
-  try {
-    return { lexical: LexicalStore.open(layout.lexical, { check: true }) };
-  } catch (error) {
-    if (!(error instanceof CorruptIndexError)) throw error;
-    const aside = LexicalStore.quarantine(layout.lexical);
-    const message = `${error.message}; moved aside to ${basename(aside)} and rebuilding the index`;
-    warn(message);
-    return { lexical: LexicalStore.open(layout.lexical), rebuilt: message };
+/** SQLite's word for a damaged or foreign database file, met when opening it or reading a bad page. */
+function isCorruption(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return error instanceof CorruptIndexError || code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB";
+}
+
+/**
+ * Opens the lexical store. No full integrity scan (it would read the whole file on every sync): a damaged
+ * file is met as an error when opened or read, and the run is then redone on a fresh store (`corrupt`).
+ */
+function openLexical(layout: IndexLayout, warn: (message: string) => void, corrupt?: string): OpenState {
+  if (corrupt === undefined) {
+    try {
+      return { lexical: LexicalStore.open(layout.lexical) };
+    } catch (error) {
+      if (!isCorruption(error)) throw error;
+      return openLexical(layout, warn, (error as Error).message);
+    }
   }
+  const aside = LexicalStore.quarantine(layout.lexical);
+  const message = `${corrupt}; moved aside to ${basename(aside)} and rebuilding the index`;
+  warn(message);
+  return { lexical: LexicalStore.open(layout.lexical), rebuilt: message };
 }
 
 async function loadPreviousSnapshot(
@@ -145,7 +158,6 @@ function sha256(text: string): string {
 export async function indexWorkspace(rootArg: string, options: IndexOptions): Promise<IndexReport> {
   const started = Date.now();
   const warn = options.onWarning ?? (() => {});
-  const progress = options.onProgress ?? (() => {});
   const root = await resolveRoot(rootArg);
   const layout = indexLayout(workspaceDir(root, options.env));
   const release = await acquireLock(layout.lock, {
@@ -153,11 +165,39 @@ export async function indexWorkspace(rootArg: string, options: IndexOptions): Pr
     onWait: (holder) => warn(`waiting for another umbra run on this workspace (${holder})`),
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  try {
+    try {
+      return await indexLocked(root, layout, options, started);
+    } catch (error) {
+      if (!isCorruption(error)) throw error;
+      return await indexLocked(
+        root,
+        layout,
+        options,
+        started,
+        `the index is corrupt (${(error as Error).message})`,
+      );
+    }
+  } finally {
+    release();
+  }
+}
+
+/** One indexing run, with the workspace lock held; `corrupt` says why the lexical store is rebuilt. */
+async function indexLocked(
+  root: string,
+  layout: IndexLayout,
+  options: IndexOptions,
+  started: number,
+  corrupt?: string,
+): Promise<IndexReport> {
+  const warn = options.onWarning ?? (() => {});
+  const progress = options.onProgress ?? (() => {});
   let state: OpenState | undefined;
   let vectors: VectorStore | undefined;
   let cache: EmbeddingCache | undefined;
   try {
-    state = openLexical(layout, warn);
+    state = openLexical(layout, warn, corrupt);
     const { lexical } = state;
 
     // 1. Scan and hash: only files whose size or mtime changed are read.
@@ -182,7 +222,12 @@ export async function indexWorkspace(rootArg: string, options: IndexOptions): Pr
     }
 
     // 3. Embedder, path masking and stores.
-    cache = new EmbeddingCache({ dir: embeddingCacheDir(options.env), onWarning: warn });
+    // Damage to the cache is caught as it is read; a full check on every sync would read the whole file.
+    cache = new EmbeddingCache({
+      dir: embeddingCacheDir(options.env),
+      onWarning: warn,
+      integrityCheck: false,
+    });
     const secret = await loadOrCreateSecret(layout.secret);
     const masker = new PathMasker(secret);
     const secretId = sha256(secret.toString("hex")).slice(0, 16);
@@ -363,7 +408,6 @@ export async function indexWorkspace(rootArg: string, options: IndexOptions): Pr
     vectors?.close();
     cache?.close();
     state?.lexical.close();
-    release();
   }
 }
 

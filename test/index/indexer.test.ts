@@ -189,14 +189,14 @@ describe("indexWorkspace", () => {
   });
 
   it("serialises two runs on one workspace: the second waits, or says why", async () => {
+    const lock = indexLayout(workspaceDir(root, env)).lock;
+    const held = await acquireLock(lock);
     const warnings: string[] = [];
-    const [a, b] = await Promise.all([
-      indexWorkspace(root, { config, env }),
-      indexWorkspace(root, { config, env, onWarning: (m) => warnings.push(m) }),
-    ]);
-    expect(a.files).toBe(9);
-    expect(b.files).toBe(9);
+    const waiting = indexWorkspace(root, { config, env, onWarning: (m) => warnings.push(m) });
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(warnings.some((w) => w.includes("waiting for another umbra run"))).toBe(true);
+    held();
+    expect((await waiting).files).toBe(9);
 
     const release = await acquireLock(indexLayout(workspaceDir(root, env)).lock);
     try {

@@ -77,7 +77,7 @@ function fileLeg(context: SearchContext, query: ParsedQuery, chunkRanking: reado
 function exactLeg(
   context: SearchContext,
   query: ParsedQuery,
-  files: readonly FileRow[],
+  files: ReadonlyMap<string, readonly FileRow[]>,
 ): { ids: number[]; named: Set<number> } {
   const ranked: number[] = [];
   const seen = new Set<number>();
@@ -114,23 +114,36 @@ function exactLeg(
   return { ids: ranked, named };
 }
 
-/** The indexed file a mentioned path refers to: exact, suffix, module path (`a/b` → `a/b.py`, `a/b/__init__.py`). */
-export function matchPath(files: readonly FileRow[], mentioned: string): FileRow | undefined {
-  const clean = mentioned.replace(/^\/+/, "");
-  const hasExtension = /\.[A-Za-z0-9]+$/.test(clean);
-  let best: FileRow | undefined;
+/** Indexed files by base name, for resolving paths a query mentions. */
+export function filesByName(files: readonly FileRow[]): Map<string, FileRow[]> {
+  const byName = new Map<string, FileRow[]>();
   for (const file of files) {
-    const candidates = hasExtension
-      ? [clean]
-      : [`${clean}.py`, `${clean}/__init__.py`, `${clean}.ts`, `${clean}.js`, `${clean}.go`, `${clean}.rs`];
-    for (const candidate of candidates) {
-      if (
-        file.path === candidate ||
-        file.path.endsWith(`/${candidate}`) ||
-        candidate.endsWith(`/${file.path}`)
-      ) {
-        if (!best || file.path.length < best.path.length) best = file;
-      }
+    const name = file.path.slice(file.path.lastIndexOf("/") + 1);
+    const list = byName.get(name);
+    if (list) list.push(file);
+    else byName.set(name, [file]);
+  }
+  return byName;
+}
+
+/**
+ * The indexed file a mentioned path refers to: exact, by suffix (either way round), or as a module path
+ * (`a/b` → `a/b.py`, `a/b/__init__.py`, …); the shortest match wins.
+ */
+export function matchPath(
+  byName: ReadonlyMap<string, readonly FileRow[]>,
+  mentioned: string,
+): FileRow | undefined {
+  const clean = mentioned.replace(/^\/+/, "");
+  const candidates = /\.[A-Za-z0-9]+$/.test(clean)
+    ? [clean]
+    : [`${clean}.py`, `${clean}/__init__.py`, `${clean}.ts`, `${clean}.js`, `${clean}.go`, `${clean}.rs`];
+  let best: FileRow | undefined;
+  for (const candidate of candidates) {
+    for (const file of byName.get(candidate.slice(candidate.lastIndexOf("/") + 1)) ?? []) {
+      const matches =
+        file.path === candidate || file.path.endsWith(`/${candidate}`) || candidate.endsWith(`/${file.path}`);
+      if (matches && (!best || file.path.length < best.path.length)) best = file;
     }
   }
   return best;
@@ -193,7 +206,7 @@ export async function search(
     }
   }
   const { ids: exact, named } =
-    weights.exact > 0 ? exactLeg(context, query, files) : { ids: [], named: new Set<number>() };
+    weights.exact > 0 ? exactLeg(context, query, filesByName(files)) : { ids: [], named: new Set<number>() };
   if (exact.length > 0) lists.push({ name: "exact", weight: weights.exact, ids: exact });
 
   const candidates = reciprocalRankFusion(lists, options.fusionK ?? 20).slice(0, depth * 2);

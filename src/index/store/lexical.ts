@@ -2,7 +2,7 @@ import { mkdirSync, renameSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 
-const SCHEMA_VERSION = "2";
+const SCHEMA_VERSION = "3";
 
 /** One chunk as the lexical store keeps it: location and metadata, never code. */
 export interface ChunkRow {
@@ -35,6 +35,16 @@ export interface ScoredChunk {
   score: number;
 }
 
+/** The most terms of one query that BM25 reads postings for. */
+const MAX_QUERY_TERMS = 40;
+
+interface CorpusStats {
+  documents: number;
+  averageLength: number;
+}
+
+type Aggregate = { n: number; avg: number | null };
+
 export class CorruptIndexError extends Error {
   override name = "CorruptIndexError";
 }
@@ -45,10 +55,12 @@ export class CorruptIndexError extends Error {
  * run resumes from it.
  */
 export class LexicalStore {
+  private stats: { chunks: CorpusStats; files: CorpusStats } | undefined;
+
   private constructor(private readonly db: Database.Database) {}
 
-  /** Opens (creating) the store; `check` runs SQLite's integrity check, which reads the whole file. */
-  static open(file: string, options: { check?: boolean } = {}): LexicalStore {
+  /** Opens (creating) the store; a damaged or foreign file is a CorruptIndexError. */
+  static open(file: string): LexicalStore {
     mkdirSync(dirname(file), { recursive: true });
     let db: Database.Database;
     try {
@@ -56,10 +68,6 @@ export class LexicalStore {
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = NORMAL");
       db.pragma("busy_timeout = 10000");
-      if (options.check) {
-        const result = db.pragma("quick_check", { simple: true });
-        if (result !== "ok") throw new Error(String(result));
-      }
     } catch (error) {
       throw new CorruptIndexError(`lexical index ${file} is corrupt: ${(error as Error).message}`);
     }
@@ -89,8 +97,10 @@ export class LexicalStore {
         size INTEGER NOT NULL, mtime REAL NOT NULL, language TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS chunks(
         id INTEGER PRIMARY KEY, path TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
-        language TEXT NOT NULL, symbol TEXT NOT NULL, hash TEXT NOT NULL, length INTEGER NOT NULL);
+        language TEXT NOT NULL, symbol TEXT NOT NULL, name TEXT NOT NULL, hash TEXT NOT NULL,
+        length INTEGER NOT NULL);
       CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+      CREATE INDEX IF NOT EXISTS chunks_name ON chunks(name);
       CREATE TABLE IF NOT EXISTS postings(
         term TEXT NOT NULL, chunk INTEGER NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL,
         PRIMARY KEY(term, chunk)) WITHOUT ROWID;
@@ -166,13 +176,14 @@ export class LexicalStore {
       "INSERT INTO files(path, mpath, hash, size, mtime, language) VALUES(@path, @mpath, @hash, @size, @mtimeMs, @language)",
     );
     const insertChunk = this.db.prepare(
-      "INSERT INTO chunks(id, path, start_line, end_line, language, symbol, hash, length) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO chunks(id, path, start_line, end_line, language, symbol, name, hash, length) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     const insertPosting = this.db.prepare("INSERT INTO postings(term, chunk, tf, dl) VALUES(?, ?, ?, ?)");
     const deleteFilePostings = this.db.prepare("DELETE FROM file_postings WHERE path = ?");
     const insertFilePosting = this.db.prepare(
       "INSERT INTO file_postings(term, path, tf, dl) VALUES(?, ?, ?, ?)",
     );
+    this.stats = undefined;
     const run = this.db.transaction(() => {
       let maxId = 0;
       const clear = (path: string) => {
@@ -200,6 +211,7 @@ export class LexicalStore {
             chunk.endLine,
             chunk.language,
             chunk.symbol,
+            symbolName(chunk.symbol),
             chunk.hash,
             chunk.length,
           );
@@ -237,15 +249,9 @@ export class LexicalStore {
   /** Chunks whose symbol path ends with one of the names (exact, case-sensitive). */
   chunksBySymbolName(names: readonly string[], limit: number): ChunkRow[] {
     const statement = this.db.prepare(
-      `SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks
-       WHERE symbol = ? OR symbol LIKE ? ESCAPE '\\' LIMIT ?`,
+      "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE name = ? LIMIT ?",
     );
-    const out: ChunkRow[] = [];
-    for (const name of names) {
-      const escaped = name.replace(/[\\%_]/g, (c) => `\\${c}`);
-      out.push(...(statement.all(name, `% > ${escaped}`, limit) as ChunkRow[]));
-    }
-    return out;
+    return names.flatMap((name) => statement.all(name, limit) as ChunkRow[]);
   }
 
   /**
@@ -279,12 +285,14 @@ export class LexicalStore {
     weights: ReadonlyMap<string, number>,
     options: { limit: number; maxDocumentRatio?: number },
   ): ScoredChunk[] {
-    const stats = this.db.prepare("SELECT count(*) AS n, avg(length) AS avg FROM chunks");
-    const postings = this.db.prepare("SELECT chunk, tf, dl FROM postings WHERE term = ?");
-    return topScores(
-      scoreBm25<number>(stats, postings, weights, options.maxDocumentRatio ?? 0.3),
-      options.limit,
+    const scores = scoreBm25<number>(
+      this.db,
+      "postings",
+      this.corpusStats().chunks,
+      weights,
+      options.maxDocumentRatio ?? 0.3,
     );
+    return topScores(scores, options.limit);
   }
 
   /** BM25 over whole files (the sum of their chunks' terms), best first. */
@@ -292,15 +300,30 @@ export class LexicalStore {
     weights: ReadonlyMap<string, number>,
     options: { limit: number },
   ): { path: string; score: number }[] {
-    const stats = this.db.prepare(
-      "SELECT count(*) AS n, avg(length) AS avg FROM (SELECT sum(length) AS length FROM chunks GROUP BY path)",
-    );
-    const postings = this.db.prepare("SELECT path, tf, dl FROM file_postings WHERE term = ?");
-    const scores = scoreBm25<string>(stats, postings, weights, 0.5);
+    const scores = scoreBm25<string>(this.db, "file_postings", this.corpusStats().files, weights, 0.5);
     return [...scores]
       .map(([path, score]) => ({ path, score }))
       .sort((x, y) => y.score - x.score || (x.path < y.path ? -1 : 1))
       .slice(0, options.limit);
+  }
+
+  /** Document counts and average lengths, cached until this store writes (readers may lag other writers). */
+  private corpusStats(): { chunks: CorpusStats; files: CorpusStats } {
+    if (!this.stats) {
+      const chunks = this.db
+        .prepare("SELECT count(*) AS n, avg(length) AS avg FROM chunks")
+        .get() as Aggregate;
+      const files = this.db
+        .prepare(
+          "SELECT count(*) AS n, avg(length) AS avg FROM (SELECT sum(length) AS length FROM chunks GROUP BY path)",
+        )
+        .get() as Aggregate;
+      this.stats = {
+        chunks: { documents: chunks.n, averageLength: chunks.avg ?? 1 },
+        files: { documents: files.n, averageLength: files.avg ?? 1 },
+      };
+    }
+    return this.stats;
   }
 
   close(): void {
@@ -313,30 +336,42 @@ export class LexicalStore {
  * (document, tf, document length) rows. Terms in more than `maxDocumentRatio` of the documents are skipped.
  */
 function scoreBm25<K>(
-  stats: Database.Statement,
-  postings: Database.Statement,
+  db: Database.Database,
+  table: "postings" | "file_postings",
+  stats: CorpusStats,
   weights: ReadonlyMap<string, number>,
   maxDocumentRatio: number,
 ): Map<K, number> {
-  const { n: documents, avg } = stats.get() as { n: number; avg: number | null };
   const scores = new Map<K, number>();
-  if (documents === 0) return scores;
-  const averageLength = avg ?? 1;
+  if (stats.documents === 0) return scores;
   const k1 = 1.2;
   const b = 0.75;
-  const maxDf = Math.max(50, documents * maxDocumentRatio);
-  const raw = postings.raw();
+  const maxDf = Math.max(50, Math.floor(stats.documents * maxDocumentRatio));
+  const key = table === "postings" ? "chunk" : "path";
+  // Counting stops at maxDf + 1: a common term costs no more than a rare one to reject.
+  const count = db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM ${table} WHERE term = ? LIMIT ?)`);
+  const postings = db.prepare(`SELECT ${key}, tf, dl FROM ${table} WHERE term = ?`).raw();
+  // A long query (a whole bug report) is cut to its most telling terms: weight × idf, best MAX_QUERY_TERMS.
+  const telling: { term: string; weight: number; idf: number }[] = [];
   for (const [term, weight] of weights) {
-    const rows = raw.all(term) as [K, number, number][];
-    const df = rows.length;
+    const df = (count.get(term, maxDf + 1) as { n: number }).n;
     if (df === 0 || df > maxDf) continue;
-    const idf = Math.log(1 + (documents - df + 0.5) / (df + 0.5));
-    for (const [doc, tf, dl] of rows) {
-      const norm = tf + k1 * (1 - b + (b * dl) / averageLength);
+    telling.push({ term, weight, idf: Math.log(1 + (stats.documents - df + 0.5) / (df + 0.5)) });
+  }
+  telling.sort((x, y) => y.weight * y.idf - x.weight * x.idf || (x.term < y.term ? -1 : 1));
+  for (const { term, weight, idf } of telling.slice(0, MAX_QUERY_TERMS)) {
+    for (const [doc, tf, dl] of postings.all(term) as [K, number, number][]) {
+      const norm = tf + k1 * (1 - b + (b * dl) / stats.averageLength);
       scores.set(doc, (scores.get(doc) ?? 0) + weight * idf * ((tf * (k1 + 1)) / norm));
     }
   }
   return scores;
+}
+
+/** The innermost name of a symbol path: `Invoice > total` → `total`. */
+export function symbolName(symbol: string): string {
+  const at = symbol.lastIndexOf(" > ");
+  return at < 0 ? symbol : symbol.slice(at + 3);
 }
 
 /** The `limit` highest entries of a score map, best first (ties broken by id for determinism). */

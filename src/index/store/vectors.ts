@@ -3,6 +3,11 @@ import * as lancedb from "@lancedb/lancedb";
 import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from "apache-arrow";
 
 const TABLE = "chunks";
+/** Below this many rows an exact scan is fast enough and no ANN index is built. */
+const ANN_MIN_ROWS = 20_000;
+/** IVF partitions probed per query, and how many candidates per hit are re-ranked with exact vectors. */
+const ANN_PROBES = 24;
+const ANN_REFINE = 4;
 
 /** A row of the vector table: location, metadata and vector, never code; the path is masked. */
 export interface VectorRow {
@@ -101,15 +106,32 @@ export class VectorStore {
     const rows = (await this.table
       .vectorSearch(Array.from(vector))
       .distanceType("cosine")
+      .nprobes(ANN_PROBES)
+      .refineFactor(ANN_REFINE)
       .select(["id", "mpath", "_distance"])
       .limit(limit)
       .toArray()) as { id: number; mpath: string; _distance: number }[];
     return rows.map((row) => ({ id: row.id, mpath: row.mpath, distance: row._distance }));
   }
 
-  /** Compacts fragments and drops old versions after a run of many small writes. */
+  /**
+   * Compacts fragments, drops old versions and brings the vector index up to date. A table that has grown
+   * past ANN_MIN_ROWS gets an IVF-PQ index, so search stays fast at any size (rows added later are
+   * searched exactly until the next optimize folds them in).
+   */
   async optimize(): Promise<void> {
     await this.table.optimize({ cleanupOlderThan: new Date() });
+    const rows = await this.table.countRows();
+    const indexed = (await this.table.listIndices()).some((index) => index.columns.includes("vector"));
+    if (!indexed && rows >= ANN_MIN_ROWS) {
+      await this.table.createIndex("vector", {
+        config: lancedb.Index.ivfPq({
+          numPartitions: Math.max(16, Math.round(Math.sqrt(rows))),
+          numSubVectors: Math.max(1, Math.floor(this.dimensions / 8)),
+          distanceType: "cosine",
+        }),
+      });
+    }
   }
 
   /** Removes all rows (used when the index is rebuilt from scratch). */
