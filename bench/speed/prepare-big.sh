@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.."
 MIRRORS=${MIRRORS:-../.mirror}
 BIG=bench/.work/big
 mkdir -p "$BIG"
-for name in sympy+sympy astropy+astropy sphinx-doc+sphinx pydata+xarray pytest-dev+pytest pallets+flask; do
+for name in sympy+sympy astropy+astropy sphinx-doc+sphinx pydata+xarray pytest-dev+pytest pallets+flask networkx+networkx pylint-dev+pylint; do
   src="$MIRRORS/$name/repo"
   dest="$BIG/$name"
   [ -d "$src" ] || { echo "missing mirror $src (skipped)" >&2; continue; }

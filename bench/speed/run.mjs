@@ -25,6 +25,7 @@ const { values } = parseArgs({
     out: { type: "string" },
     files: { type: "string" },
     queries: { type: "string" },
+    sections: { type: "string" },
   },
 });
 const repo = resolve(values.repo ?? join(ROOT, "bench", ".work", "repos", "astropy+astropy"));
@@ -66,6 +67,8 @@ function countLines(/** @type {string} */ dir) {
   return Number(text.trim());
 }
 
+/** Which of the four measurements to run (default all): --sections 1,2,3,4 */
+const sections = new Set((values.sections ?? "1,2,3,4").split(",").map(Number));
 const results = /** @type {Record<string, unknown>} */ ({
   machine: `${process.platform} ${process.arch}, node ${process.version}`,
 });
@@ -73,7 +76,7 @@ mkdirSync(WORK, { recursive: true });
 const config = loadConfig({ env: {} });
 
 // 1. Full index of a real repository, cold (empty data directory: no embedding cache).
-{
+if (sections.has(1)) {
   const home = join(WORK, "home-full");
   rmSync(home, { recursive: true, force: true });
   const env = { ...process.env, UMBRA_HOME: home };
@@ -96,7 +99,7 @@ const config = loadConfig({ env: {} });
 }
 
 // 2. No-change re-index of a ≥20k-file tree.
-{
+if (sections.has(2)) {
   const nFiles = Number(values.files ?? 20_000);
   const tree = join(WORK, `tree-${nFiles}`);
   if (!existsSync(join(tree, ".complete"))) {
@@ -146,7 +149,7 @@ const config = loadConfig({ env: {} });
 }
 
 // 3. Edit one file of the big repository; time until a search finds the edit.
-{
+if (sections.has(3)) {
   const home = join(WORK, "home-full");
   const env = { ...process.env, UMBRA_HOME: home };
   const target = execFileSync("git", ["-C", repo, "ls-files", "*.py"], { encoding: "utf8" })
@@ -190,7 +193,7 @@ const config = loadConfig({ env: {} });
 }
 
 // 4. Search latency over ≥100k chunks: one workspace holding several real repositories.
-{
+if (sections.has(4)) {
   const bigDirs = (values.big ?? []).map((d) => resolve(d));
   const big = bigDirs[0] ?? repo;
   const home = join(WORK, "home-big");

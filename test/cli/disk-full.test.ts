@@ -20,7 +20,10 @@ beforeEach(async () => {
   await mkdir(join(root, "gen"));
   for (let i = 0; i < 300; i++) {
     const body = Array.from({ length: 30 }, (_, j) => `    value_${j} = source_${i}_${j} * ${j}`).join("\n");
-    await writeFile(join(root, "gen", `module_${i}.py`), `def generated_${i}(source):\n${body}\n    return value_0\n`);
+    await writeFile(
+      join(root, "gen", `module_${i}.py`),
+      `def generated_${i}(source):\n${body}\n    return value_0\n`,
+    );
   }
 });
 afterEach(async () => {
@@ -39,11 +42,17 @@ describe.runIf(canMountTmpfs())("a full disk", () => {
     `;
     const out = join(root, "..");
     const env = { ...process.env, UMBRA_HOME: home, CLI, ROOT: root, OUT: out };
-    const run = spawnSync("unshare", ["-m", "bash", "-c", script], { env, encoding: "utf8", timeout: 120_000 });
+    const run = spawnSync("unshare", ["-m", "bash", "-c", script], {
+      env,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
     expect(run.status).toBe(0);
     const read = (name: string) => spawnSync("cat", [join(out, name)], { encoding: "utf8" }).stdout.trim();
     expect(read("first.code")).toBe("1");
-    const firstError = read("first.err").split("\n").filter((line) => line.startsWith("umbra:"));
+    const firstError = read("first.err")
+      .split("\n")
+      .filter((line) => line.startsWith("umbra:"));
     expect(firstError.at(-1)).toMatch(/ENOSPC|no space|disk is full|full/i);
     expect(read("second.code")).toBe("0");
     expect((JSON.parse(read("second.json")) as { files: number }).files).toBe(309);

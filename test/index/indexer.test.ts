@@ -1,6 +1,7 @@
 import { cp, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as lancedb from "@lancedb/lancedb";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { workspaceDir } from "../../src/config/paths.js";
@@ -184,6 +185,18 @@ describe("indexWorkspace", () => {
     const report = await indexWorkspace(root, { config, env, onWarning: (m) => warnings.push(m) });
     expect(warnings.join("\n")).toMatch(/corrupt/);
     expect(report.rebuilt).toBeDefined();
+    expect(report.files).toBe(9);
+    expect((await searchPaths("parseMoney"))[0]?.path).toBe("billing/money.ts");
+  });
+
+  it("rebuilds an index made by another version of umbra", async () => {
+    await indexWorkspace(root, { config, env });
+    const db = new Database(indexLayout(workspaceDir(root, env)).lexical);
+    db.prepare("UPDATE meta SET value = '0' WHERE key = 'schema'").run();
+    db.close();
+    const warnings: string[] = [];
+    const report = await indexWorkspace(root, { config, env, onWarning: (m) => warnings.push(m) });
+    expect(warnings.join("\n")).toMatch(/another version of umbra/);
     expect(report.files).toBe(9);
     expect((await searchPaths("parseMoney"))[0]?.path).toBe("billing/money.ts");
   });

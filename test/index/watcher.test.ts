@@ -48,7 +48,10 @@ describe("watchWorkspace", () => {
         throw error;
       },
     });
-    await Promise.race([second, new Promise((_, reject) => setTimeout(() => reject(new Error("no sync")), 20_000))]);
+    await Promise.race([
+      second,
+      new Promise((_, reject) => setTimeout(() => reject(new Error("no sync")), 20_000)),
+    ]);
     controller.abort();
     await watching;
     expect(syncs[0]?.reason).toBe("start");

@@ -72,7 +72,12 @@ export class LexicalStore {
       throw new CorruptIndexError(`lexical index ${file} is corrupt: ${(error as Error).message}`);
     }
     const store = new LexicalStore(db);
-    store.migrate();
+    try {
+      store.migrate();
+    } catch (error) {
+      db.close();
+      throw error;
+    }
     return store;
   }
 
@@ -90,8 +95,14 @@ export class LexicalStore {
   }
 
   private migrate(): void {
+    this.db.exec("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    const version = this.getMeta("schema");
+    if (version !== undefined && version !== SCHEMA_VERSION) {
+      throw new CorruptIndexError(
+        `the index was built by another version of umbra (schema ${version}; this one uses ${SCHEMA_VERSION})`,
+      );
+    }
     this.db.exec(`
-      CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS files(
         path TEXT PRIMARY KEY, mpath TEXT NOT NULL, hash TEXT NOT NULL,
         size INTEGER NOT NULL, mtime REAL NOT NULL, language TEXT NOT NULL);
@@ -110,11 +121,7 @@ export class LexicalStore {
         PRIMARY KEY(term, path)) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS file_postings_path ON file_postings(path);
     `);
-    const version = this.getMeta("schema");
     if (version === undefined) this.setMeta("schema", SCHEMA_VERSION);
-    else if (version !== SCHEMA_VERSION) {
-      throw new CorruptIndexError(`lexical index has schema ${version}, expected ${SCHEMA_VERSION}`);
-    }
   }
 
   getMeta(key: string): string | undefined {

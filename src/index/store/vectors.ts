@@ -1,4 +1,5 @@
 import { mkdir } from "node:fs/promises";
+import "./lance-env.js";
 import * as lancedb from "@lancedb/lancedb";
 import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from "apache-arrow";
 
@@ -48,17 +49,22 @@ function quote(value: string): string {
 export class VectorStore {
   private constructor(
     private readonly connection: lancedb.Connection,
-    private table: lancedb.Table,
+    private readonly table: lancedb.Table,
     readonly dimensions: number,
   ) {}
 
   /** Opens the table, (re)creating it when missing or when its vector size differs. */
   static async open(dir: string, dimensions: number): Promise<VectorStore> {
     await mkdir(dir, { recursive: true });
-    const connection = await lancedb.connect(dir);
+    let connection = await lancedb.connect(dir);
     const existing = await VectorStore.existing(connection, dimensions);
     if (existing) return existing;
-    if ((await connection.tableNames()).includes(TABLE)) await connection.dropTable(TABLE);
+    if ((await connection.tableNames()).includes(TABLE)) {
+      await connection.dropTable(TABLE);
+      // A fresh connection: the old one caches the dropped table's manifest and index files.
+      connection.close();
+      connection = await lancedb.connect(dir);
+    }
     const table = await connection.createEmptyTable(TABLE, schema(dimensions));
     return new VectorStore(connection, table, dimensions);
   }
@@ -134,10 +140,9 @@ export class VectorStore {
     }
   }
 
-  /** Removes all rows (used when the index is rebuilt from scratch). */
+  /** Removes all rows (used when the index is rebuilt from scratch); the table and its ANN index stay. */
   async clear(): Promise<void> {
-    await this.connection.dropTable(TABLE);
-    this.table = await this.connection.createEmptyTable(TABLE, schema(this.dimensions));
+    await this.table.delete("true");
   }
 
   close(): void {

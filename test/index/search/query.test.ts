@@ -45,13 +45,17 @@ describe("parseQuery", () => {
   });
 
   it("counts repetition only logarithmically and ignores URLs as paths", () => {
-    const query = parseQuery("widget widget widget widget widget gadget, see https://example.org/docs/page.html");
+    const query = parseQuery(
+      "widget widget widget widget widget gadget, see https://example.org/docs/page.html",
+    );
     expect(query.terms.get("widget")).toBeLessThan(2 * (query.terms.get("gadget") ?? 0));
     expect(query.paths).toEqual([]);
   });
 
   it("drops environment dumps from bug reports", () => {
-    const query = parseQuery("merge fails on conflicts\n\npython: 3.8.5\nnumpy: 1.19\npandas: 1.1.0\nscipy: 1.5.2\nxarray: 0.16\n");
+    const query = parseQuery(
+      "merge fails on conflicts\n\npython: 3.8.5\nnumpy: 1.19\npandas: 1.1.0\nscipy: 1.5.2\nxarray: 0.16\n",
+    );
     expect(query.terms.has("pandas")).toBe(false);
     expect(query.terms.has("conflicts")).toBe(true);
   });
