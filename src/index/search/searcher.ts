@@ -16,6 +16,8 @@ export interface SearchOptions {
   language?: string;
   /** Leg weights for fusion; a weight of 0 turns a leg off. */
   weights?: Partial<Record<LegName, number>>;
+  /** The most query terms the lexical legs read postings for (the most telling ones); default 64. */
+  maxQueryTerms?: number;
   /** Reciprocal-rank-fusion constant: smaller values favour each leg's top ranks (default 20). */
   fusionK?: number;
   /** How much each kind of file counts (default: implementation code first); `false` ranks all alike. */
@@ -55,8 +57,16 @@ export interface SearchContext {
  * Whole-file BM25: files ranked by all the evidence they hold, each represented by its best chunk from
  * the chunk-level ranking (or its first chunk when no chunk of it ranked).
  */
-function fileLeg(context: SearchContext, query: ParsedQuery, chunkRanking: readonly number[]): number[] {
-  const files = context.lexical.bm25Files(query.terms, { limit: FILE_LEG_DEPTH });
+function fileLeg(
+  context: SearchContext,
+  query: ParsedQuery,
+  chunkRanking: readonly number[],
+  maxTerms: number | undefined,
+): number[] {
+  const files = context.lexical.bm25Files(query.terms, {
+    limit: FILE_LEG_DEPTH,
+    ...(maxTerms ? { maxTerms } : {}),
+  });
   const rows = context.lexical.chunks(chunkRanking);
   const bestChunk = new Map<string, number>();
   for (const id of chunkRanking) {
@@ -180,7 +190,10 @@ export async function search(
   const lists: RankedList[] = [];
 
   if (weights.lexical > 0 && query.terms.size > 0) {
-    const hits = context.lexical.bm25(query.terms, { limit: depth });
+    const hits = context.lexical.bm25(query.terms, {
+      limit: depth,
+      ...(options.maxQueryTerms ? { maxTerms: options.maxQueryTerms } : {}),
+    });
     lists.push({ name: "lexical", weight: weights.lexical, ids: hits.map((hit) => hit.id) });
     if (weights.file > 0) {
       lists.push({
@@ -190,6 +203,7 @@ export async function search(
           context,
           query,
           hits.map((hit) => hit.id),
+          options.maxQueryTerms,
         ),
       });
     }

@@ -1,19 +1,12 @@
 import { mkdirSync, renameSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import type { Chunk } from "../chunk/index.js";
 
 const SCHEMA_VERSION = "3";
 
 /** One chunk as the lexical store keeps it: location and metadata, never code. */
-export interface ChunkRow {
-  id: number;
-  path: string;
-  startLine: number;
-  endLine: number;
-  language: string;
-  symbol: string;
-  hash: string;
-}
+export type ChunkRow = Omit<Chunk, "text"> & { id: number };
 
 export interface FileRow {
   path: string;
@@ -35,8 +28,8 @@ export interface ScoredChunk {
   score: number;
 }
 
-/** The most terms of one query that BM25 reads postings for. */
-const MAX_QUERY_TERMS = 40;
+/** The most terms of one query that BM25 reads postings for, by default. */
+export const MAX_QUERY_TERMS = 64;
 
 interface CorpusStats {
   documents: number;
@@ -290,7 +283,7 @@ export class LexicalStore {
    */
   bm25(
     weights: ReadonlyMap<string, number>,
-    options: { limit: number; maxDocumentRatio?: number },
+    options: { limit: number; maxDocumentRatio?: number; maxTerms?: number },
   ): ScoredChunk[] {
     const scores = scoreBm25<number>(
       this.db,
@@ -298,6 +291,7 @@ export class LexicalStore {
       this.corpusStats().chunks,
       weights,
       options.maxDocumentRatio ?? 0.3,
+      options.maxTerms ?? MAX_QUERY_TERMS,
     );
     return topScores(scores, options.limit);
   }
@@ -305,9 +299,17 @@ export class LexicalStore {
   /** BM25 over whole files (the sum of their chunks' terms), best first. */
   bm25Files(
     weights: ReadonlyMap<string, number>,
-    options: { limit: number },
+    options: { limit: number; maxTerms?: number },
   ): { path: string; score: number }[] {
-    const scores = scoreBm25<string>(this.db, "file_postings", this.corpusStats().files, weights, 0.5);
+    const stats = this.corpusStats().files;
+    const scores = scoreBm25<string>(
+      this.db,
+      "file_postings",
+      stats,
+      weights,
+      0.5,
+      options.maxTerms ?? MAX_QUERY_TERMS,
+    );
     return [...scores]
       .map(([path, score]) => ({ path, score }))
       .sort((x, y) => y.score - x.score || (x.path < y.path ? -1 : 1))
@@ -348,6 +350,7 @@ function scoreBm25<K>(
   stats: CorpusStats,
   weights: ReadonlyMap<string, number>,
   maxDocumentRatio: number,
+  maxTerms: number,
 ): Map<K, number> {
   const scores = new Map<K, number>();
   if (stats.documents === 0) return scores;
@@ -366,7 +369,7 @@ function scoreBm25<K>(
     telling.push({ term, weight, idf: Math.log(1 + (stats.documents - df + 0.5) / (df + 0.5)) });
   }
   telling.sort((x, y) => y.weight * y.idf - x.weight * x.idf || (x.term < y.term ? -1 : 1));
-  for (const { term, weight, idf } of telling.slice(0, MAX_QUERY_TERMS)) {
+  for (const { term, weight, idf } of telling.slice(0, maxTerms)) {
     for (const [doc, tf, dl] of postings.all(term) as [K, number, number][]) {
       const norm = tf + k1 * (1 - b + (b * dl) / stats.averageLength);
       scores.set(doc, (scores.get(doc) ?? 0) + weight * idf * ((tf * (k1 + 1)) / norm));
