@@ -66,4 +66,4 @@ export function fileRole(path: string): FileRole {
  * asking where something happens wants the code that does it; tests, docs and configuration that merely
  * mention the same words come after it unless nothing else matches.
  */
-export const CODE_FIRST_PRIOR: Record<FileRole, number> = { source: 1, test: 0.3, docs: 0.2, config: 0.2 };
+export const CODE_FIRST_PRIOR: Record<FileRole, number> = { source: 1, test: 0.2, docs: 0.1, config: 0.1 };
