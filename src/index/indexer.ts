@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import type { UmbraConfig } from "../config/config.js";
@@ -13,6 +12,7 @@ import {
   type Snapshot,
   saveSnapshot,
   scanWorkspace,
+  sha256Hex,
   skippedForIndex,
   takeSnapshot,
 } from "../workspace/index.js";
@@ -23,6 +23,7 @@ import { openEmbedder } from "./embedders.js";
 import { type IndexLayout, indexLayout } from "./layout.js";
 import { acquireLock } from "./lock.js";
 import { loadOrCreateSecret, PathMasker } from "./mask.js";
+import { isCorruptionError } from "./sqlite-errors.js";
 import { CorruptIndexError, type FileRow, LexicalStore, type NewChunk } from "./store/lexical.js";
 import { type VectorRow, VectorStore } from "./store/vectors.js";
 import { codeTokens, termFrequencies } from "./tokenize.js";
@@ -76,10 +77,9 @@ interface OpenState {
   rebuilt?: string;
 }
 
-/** SQLite's word for a damaged or foreign database file, met when opening it or reading a bad page. */
+/** A damaged, foreign or older-version index, met when opening it or reading a bad page. */
 function isCorruption(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  return error instanceof CorruptIndexError || code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB";
+  return error instanceof CorruptIndexError || isCorruptionError(error);
 }
 
 /**
@@ -144,10 +144,6 @@ function checkAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) {
     throw new IndexInterruptedError("indexing interrupted; finished files are saved, run it again to resume");
   }
-}
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
 }
 
 /**
@@ -230,7 +226,7 @@ async function indexLocked(
     });
     const secret = await loadOrCreateSecret(layout.secret);
     const masker = new PathMasker(secret);
-    const secretId = sha256(secret.toString("hex")).slice(0, 16);
+    const secretId = sha256Hex(secret.toString("hex")).slice(0, 16);
     let indexed = Object.fromEntries(lexical.files().map((row) => [row.path, row.hash]));
     const chunkCache = new Map<string, Chunk[]>();
     const chunkPaths = async (paths: readonly string[]): Promise<void> => {

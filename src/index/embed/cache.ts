@@ -8,8 +8,9 @@
  */
 import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { embeddingCacheDir } from "../../config/paths.js";
-import { isCorruptionError, type SqliteDatabase, type SqliteStatement, sqliteDatabase } from "./sqlite.js";
+import { isCorruptionError } from "../sqlite-errors.js";
 
 export const CACHE_FILE_NAME = "embeddings.sqlite";
 const SCHEMA_VERSION = 1;
@@ -93,14 +94,14 @@ interface VectorRow {
 export class EmbeddingCache {
   /** Path of the SQLite file. */
   readonly path: string;
-  readonly #db: SqliteDatabase;
+  readonly #db: Database.Database;
   readonly #onWarning: (message: string) => void;
   readonly #embedderIds = new Map<string, number>();
-  readonly #lookups = new Map<number, SqliteStatement>();
+  readonly #lookups = new Map<number, Database.Statement>();
   #broken = false;
-  readonly #selectEmbedder: SqliteStatement;
-  readonly #insertEmbedder: SqliteStatement;
-  readonly #insertVector: SqliteStatement;
+  readonly #selectEmbedder: Database.Statement;
+  readonly #insertEmbedder: Database.Statement;
+  readonly #insertVector: Database.Statement;
 
   constructor(options: EmbeddingCacheOptions = {}) {
     const dir = options.dir ?? embeddingCacheDir(options.env ?? process.env);
@@ -196,7 +197,7 @@ export class EmbeddingCache {
     return row?.id;
   }
 
-  #lookup(size: number): SqliteStatement {
+  #lookup(size: number): Database.Statement {
     let statement = this.#lookups.get(size);
     if (!statement) {
       const marks = new Array<string>(size).fill("?").join(",");
@@ -227,11 +228,11 @@ export class EmbeddingCache {
     return `${this.path}.needs-check`;
   }
 
-  #openRecovering(busyTimeoutMs: number, integrityCheck: boolean | "auto"): SqliteDatabase {
+  #openRecovering(busyTimeoutMs: number, integrityCheck: boolean | "auto"): Database.Database {
     for (let attempt = 0; ; attempt++) {
       const inode = existsSync(this.path) ? statSync(this.path).ino : undefined;
       const marked = existsSync(this.#checkMarker());
-      let db: SqliteDatabase | undefined;
+      let db: Database.Database | undefined;
       try {
         db = this.#open(busyTimeoutMs, this.#wantsCheck(integrityCheck, marked));
         if (marked) rmSync(this.#checkMarker(), { force: true });
@@ -254,8 +255,7 @@ export class EmbeddingCache {
     }
   }
 
-  #open(busyTimeoutMs: number, quickCheck: boolean): SqliteDatabase {
-    const Database = sqliteDatabase();
+  #open(busyTimeoutMs: number, quickCheck: boolean): Database.Database {
     const db = new Database(this.path, { timeout: busyTimeoutMs });
     try {
       db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);

@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import picomatch from "picomatch";
+import { sha256Hex } from "../../workspace/index.js";
 import type { Embedder } from "../embed/index.js";
 import type { ChunkRow, FileRow, LexicalStore } from "../store/lexical.js";
 import type { VectorStore } from "../store/vectors.js";
@@ -164,7 +164,7 @@ async function isStale(root: string, file: FileRow): Promise<boolean> {
     const info = await stat(join(root, file.path));
     if (info.size === file.size && info.mtimeMs === file.mtimeMs) return false;
     const bytes = await readFile(join(root, file.path));
-    return createHash("sha256").update(bytes).digest("hex") !== file.hash;
+    return sha256Hex(bytes) !== file.hash;
   } catch {
     return true;
   }
