@@ -41,10 +41,32 @@ const configSchema = z.object({
       debounceMs: z.number().int().nonnegative().default(300),
     })
     .default({}),
+  shadow: z
+    .object({
+      /** How branches are made: `auto` tries kernel overlayfs, fuse-overlayfs, reflink copy, copy. */
+      mode: z.enum(["auto", "overlay", "fuse-overlayfs", "reflink", "copy"]).default("auto"),
+      /** Branches whose owning process is gone are garbage-collected after this many hours. */
+      gcAfterHours: z.number().nonnegative().default(24),
+    })
+    .default({}),
+  lsp: z
+    .object({
+      /** A language server with no request for this long is shut down. */
+      idleMinutes: z.number().positive().default(15),
+      /** Upper bound for any single request to a language server. */
+      requestTimeoutMs: z.number().int().positive().default(10_000),
+      /** Upper bound for diagnostics of one edit to settle; past it the result is marked partial. */
+      lintTimeoutMs: z.number().int().positive().default(15_000),
+      /** Push-diagnostics servers: how long no new diagnostics must arrive before a result is settled. */
+      quietMs: z.number().int().nonnegative().default(150),
+    })
+    .default({}),
 });
 
 export type UmbraConfig = z.infer<typeof configSchema>;
 export type EmbedderConfig = z.infer<typeof embedderSchema>;
+export type ShadowConfig = UmbraConfig["shadow"];
+export type LspConfig = UmbraConfig["lsp"];
 
 export class ConfigError extends Error {
   override name = "ConfigError";
