@@ -28,7 +28,7 @@ import { CorruptIndexError, type FileRow, LexicalStore, type NewChunk } from "./
 import { type VectorRow, VectorStore } from "./store/vectors.js";
 import { codeTokens, termFrequencies } from "./tokenize.js";
 
-export type IndexPhase = "scan" | "hash" | "chunk" | "train" | "embed" | "write";
+export type IndexPhase = "scan" | "hash" | "chunk" | "train" | "embed" | "write" | "compact" | "optimize";
 
 export interface IndexProgress {
   phase: IndexPhase;
@@ -363,9 +363,15 @@ async function indexLocked(
       progress({ phase: "write", done: Math.min(start + batchSize, toWrite.length), total: toWrite.length });
     }
 
+    // Recent writes sit in the postings delta; fold them into the packed segments once they have grown.
+    if (writes > 0 || toRemove.length > 0) {
+      progress({ phase: "compact", done: 0, total: 0 });
+      lexical.compact();
+    }
     // Every write adds a LanceDB fragment; compact once enough have piled up, not on every small sync.
     const pendingWrites = Number(lexical.getMeta("writesSinceOptimize") ?? "0") + writes;
     if (pendingWrites >= OPTIMIZE_AFTER_WRITES) {
+      progress({ phase: "optimize", done: 0, total: 0 });
       await vectors.optimize();
       lexical.setMeta("writesSinceOptimize", "0");
     } else lexical.setMeta("writesSinceOptimize", String(pendingWrites));

@@ -2,8 +2,9 @@ import { mkdirSync, renameSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { Chunk } from "../chunk/index.js";
+import { PostingsTable } from "./postings.js";
 
-const SCHEMA_VERSION = "3";
+const SCHEMA_VERSION = "4";
 
 /** One chunk as the lexical store keeps it: location and metadata, never code. */
 export type ChunkRow = Omit<Chunk, "text"> & { id: number };
@@ -38,6 +39,15 @@ interface CorpusStats {
 
 type Aggregate = { n: number; avg: number | null };
 
+/** What searches read over and over, kept until the database changes (by this or another connection). */
+interface ReadCache {
+  dataVersion: number;
+  files?: FileRow[];
+  pathsById?: Map<number, string>;
+  stats?: { chunks: CorpusStats; files: CorpusStats };
+  dead?: { chunk: Set<number>; file: Set<number> };
+}
+
 export class CorruptIndexError extends Error {
   override name = "CorruptIndexError";
 }
@@ -48,7 +58,8 @@ export class CorruptIndexError extends Error {
  * run resumes from it.
  */
 export class LexicalStore {
-  private stats: { chunks: CorpusStats; files: CorpusStats } | undefined;
+  private cache: ReadCache = { dataVersion: -1 };
+  private postings!: { chunk: PostingsTable; file: PostingsTable };
 
   private constructor(private readonly db: Database.Database) {}
 
@@ -97,7 +108,7 @@ export class LexicalStore {
     }
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS files(
-        path TEXT PRIMARY KEY, mpath TEXT NOT NULL, hash TEXT NOT NULL,
+        path TEXT PRIMARY KEY, id INTEGER NOT NULL UNIQUE, mpath TEXT NOT NULL, hash TEXT NOT NULL,
         size INTEGER NOT NULL, mtime REAL NOT NULL, language TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS chunks(
         id INTEGER PRIMARY KEY, path TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
@@ -105,15 +116,8 @@ export class LexicalStore {
         length INTEGER NOT NULL);
       CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
       CREATE INDEX IF NOT EXISTS chunks_name ON chunks(name);
-      CREATE TABLE IF NOT EXISTS postings(
-        term TEXT NOT NULL, chunk INTEGER NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL,
-        PRIMARY KEY(term, chunk)) WITHOUT ROWID;
-      CREATE INDEX IF NOT EXISTS postings_chunk ON postings(chunk);
-      CREATE TABLE IF NOT EXISTS file_postings(
-        term TEXT NOT NULL, path TEXT NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL,
-        PRIMARY KEY(term, path)) WITHOUT ROWID;
-      CREATE INDEX IF NOT EXISTS file_postings_path ON file_postings(path);
     `);
+    this.postings = { chunk: new PostingsTable(this.db, "chunk"), file: new PostingsTable(this.db, "file") };
     if (version === undefined) this.setMeta("schema", SCHEMA_VERSION);
   }
 
@@ -132,11 +136,25 @@ export class LexicalStore {
       .run(key, value);
   }
 
-  /** Every indexed file. */
-  files(): FileRow[] {
-    return this.db
+  /** Every indexed file (do not modify the returned rows: they are shared between calls). */
+  files(): readonly FileRow[] {
+    const cache = this.readCache();
+    cache.files ??= this.db
       .prepare("SELECT path, mpath, hash, size, mtime AS mtimeMs, language FROM files ORDER BY path")
       .all() as FileRow[];
+    return cache.files;
+  }
+
+  /** The read cache, emptied when another connection committed since it was filled. */
+  private readCache(): ReadCache {
+    const dataVersion = this.db.pragma("data_version", { simple: true }) as number;
+    if (dataVersion !== this.cache.dataVersion) this.cache = { dataVersion };
+    return this.cache;
+  }
+
+  /** Forgets everything cached: this connection is about to write. */
+  private invalidate(): void {
+    this.cache = { dataVersion: -1 };
   }
 
   fileByMaskedPath(mpath: string): FileRow | undefined {
@@ -167,42 +185,38 @@ export class LexicalStore {
     removedPaths: readonly string[],
     written: readonly { file: FileRow; chunks: (NewChunk & { id: number })[] }[],
   ): void {
-    const deletePostings = this.db.prepare(
-      "DELETE FROM postings WHERE chunk IN (SELECT id FROM chunks WHERE path = ?)",
-    );
+    const chunkIds = this.db.prepare("SELECT id FROM chunks WHERE path = ?").pluck();
+    const fileId = this.db.prepare("SELECT id FROM files WHERE path = ?").pluck();
     const deleteChunks = this.db.prepare("DELETE FROM chunks WHERE path = ?");
     const deleteFile = this.db.prepare("DELETE FROM files WHERE path = ?");
     const insertFile = this.db.prepare(
-      "INSERT INTO files(path, mpath, hash, size, mtime, language) VALUES(@path, @mpath, @hash, @size, @mtimeMs, @language)",
+      "INSERT INTO files(path, id, mpath, hash, size, mtime, language) VALUES(?, ?, ?, ?, ?, ?, ?)",
     );
     const insertChunk = this.db.prepare(
       "INSERT INTO chunks(id, path, start_line, end_line, language, symbol, name, hash, length) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
-    const insertPosting = this.db.prepare("INSERT INTO postings(term, chunk, tf, dl) VALUES(?, ?, ?, ?)");
-    const deleteFilePostings = this.db.prepare("DELETE FROM file_postings WHERE path = ?");
-    const insertFilePosting = this.db.prepare(
-      "INSERT INTO file_postings(term, path, tf, dl) VALUES(?, ?, ?, ?)",
-    );
-    this.stats = undefined;
+    this.invalidate();
     const run = this.db.transaction(() => {
       let maxId = 0;
+      let nextFileId = Number(this.getMeta("nextFileId") ?? "1");
       const clear = (path: string) => {
-        deleteFilePostings.run(path);
-        deletePostings.run(path);
+        this.postings.chunk.remove(chunkIds.all(path) as number[]);
+        this.postings.file.remove(fileId.all(path) as number[]);
         deleteChunks.run(path);
         deleteFile.run(path);
       };
       for (const path of removedPaths) clear(path);
       for (const { file, chunks } of written) {
         clear(file.path);
-        insertFile.run(file);
+        const id = nextFileId++;
+        insertFile.run(file.path, id, file.mpath, file.hash, file.size, file.mtimeMs, file.language);
         const fileTerms = new Map<string, number>();
         let fileLength = 0;
         for (const chunk of chunks) {
           fileLength += chunk.length;
           for (const [term, tf] of chunk.terms) fileTerms.set(term, (fileTerms.get(term) ?? 0) + tf);
         }
-        for (const [term, tf] of fileTerms) insertFilePosting.run(term, file.path, tf, fileLength);
+        this.postings.file.add(id, fileTerms, fileLength);
         for (const chunk of chunks) {
           insertChunk.run(
             chunk.id,
@@ -215,14 +229,31 @@ export class LexicalStore {
             chunk.hash,
             chunk.length,
           );
-          for (const [term, tf] of chunk.terms) insertPosting.run(term, chunk.id, tf, chunk.length);
+          this.postings.chunk.add(chunk.id, chunk.terms, chunk.length);
           maxId = Math.max(maxId, chunk.id);
         }
       }
+      this.setMeta("nextFileId", String(nextFileId));
       if (maxId > 0)
         this.setMeta("nextChunkId", String(Math.max(maxId + 1, Number(this.getMeta("nextChunkId") ?? "1"))));
     });
     run();
+  }
+
+  /**
+   * Folds recent writes into the packed postings segments once they have grown enough to slow searches;
+   * returns whether it did (`force` compacts regardless). Call it at the end of an index run, under the
+   * index lock.
+   */
+  compact({ force = false }: { force?: boolean } = {}): boolean {
+    let compacted = false;
+    for (const table of [this.postings.chunk, this.postings.file]) {
+      if (!force && !table.needsCompaction()) continue;
+      this.invalidate();
+      table.compact();
+      compacted = true;
+    }
+    return compacted;
   }
 
   /** Chunk rows by id. */
@@ -259,18 +290,17 @@ export class LexicalStore {
    * ties). Terms in more than `maxDocuments` chunks are too common to point anywhere and are left out.
    */
   chunksWithTerms(terms: readonly string[], maxDocuments: number): number[] {
-    const count = this.db.prepare("SELECT count(*) AS n FROM postings WHERE term = ?");
-    const chunks = this.db.prepare("SELECT chunk FROM postings WHERE term = ?").pluck();
+    const dead = this.deadDocs().chunk;
     const matched = new Map<number, { terms: number; rarity: number }>();
     for (const term of new Set(terms)) {
-      const df = (count.get(term) as { n: number }).n;
+      const df = this.postings.chunk.documentFrequency(term);
       if (df === 0 || df > maxDocuments) continue;
-      for (const id of chunks.all(term) as number[]) {
+      this.postings.chunk.forEach(term, dead, (id) => {
         const entry = matched.get(id) ?? { terms: 0, rarity: 0 };
         entry.terms++;
         entry.rarity += 1 / df;
         matched.set(id, entry);
-      }
+      });
     }
     return [...matched]
       .sort(([a, x], [b, y]) => y.terms - x.terms || y.rarity - x.rarity || a - b)
@@ -285,15 +315,15 @@ export class LexicalStore {
     weights: ReadonlyMap<string, number>,
     options: { limit: number; maxDocumentRatio?: number; maxTerms?: number },
   ): ScoredChunk[] {
-    const scores = scoreBm25<number>(
-      this.db,
-      "postings",
+    return scoreBm25(
+      this.postings.chunk,
+      this.deadDocs().chunk,
       this.corpusStats().chunks,
+      Number(this.getMeta("nextChunkId") ?? "1"),
       weights,
-      options.maxDocumentRatio ?? 0.3,
-      options.maxTerms ?? MAX_QUERY_TERMS,
+      { maxDocumentRatio: options.maxDocumentRatio ?? 0.3, maxTerms: options.maxTerms ?? MAX_QUERY_TERMS },
+      options.limit,
     );
-    return topScores(scores, options.limit);
   }
 
   /** BM25 over whole files (the sum of their chunks' terms), best first. */
@@ -301,24 +331,43 @@ export class LexicalStore {
     weights: ReadonlyMap<string, number>,
     options: { limit: number; maxTerms?: number },
   ): { path: string; score: number }[] {
-    const stats = this.corpusStats().files;
-    const scores = scoreBm25<string>(
-      this.db,
-      "file_postings",
-      stats,
+    const scored = scoreBm25(
+      this.postings.file,
+      this.deadDocs().file,
+      this.corpusStats().files,
+      Number(this.getMeta("nextFileId") ?? "1"),
       weights,
-      0.5,
-      options.maxTerms ?? MAX_QUERY_TERMS,
+      { maxDocumentRatio: 0.5, maxTerms: options.maxTerms ?? MAX_QUERY_TERMS },
+      options.limit,
     );
-    return [...scores]
-      .map(([path, score]) => ({ path, score }))
-      .sort((x, y) => y.score - x.score || (x.path < y.path ? -1 : 1))
-      .slice(0, options.limit);
+    const paths = this.pathsById();
+    return scored.flatMap(({ id, score }) => {
+      const path = paths.get(id);
+      return path === undefined ? [] : [{ path, score }];
+    });
   }
 
-  /** Document counts and average lengths, cached until this store writes (readers may lag other writers). */
+  private pathsById(): Map<number, string> {
+    const cache = this.readCache();
+    cache.pathsById ??= new Map(
+      (this.db.prepare("SELECT id, path FROM files").raw().all() as [number, string][]).map(([id, path]) => [
+        id,
+        path,
+      ]),
+    );
+    return cache.pathsById;
+  }
+
+  private deadDocs(): { chunk: Set<number>; file: Set<number> } {
+    const cache = this.readCache();
+    cache.dead ??= { chunk: this.postings.chunk.deadDocs(), file: this.postings.file.deadDocs() };
+    return cache.dead;
+  }
+
+  /** Document counts and average lengths of both postings spaces. */
   private corpusStats(): { chunks: CorpusStats; files: CorpusStats } {
-    if (!this.stats) {
+    const cache = this.readCache();
+    if (!cache.stats) {
       const chunks = this.db
         .prepare("SELECT count(*) AS n, avg(length) AS avg FROM chunks")
         .get() as Aggregate;
@@ -327,12 +376,12 @@ export class LexicalStore {
           "SELECT count(*) AS n, avg(length) AS avg FROM (SELECT sum(length) AS length FROM chunks GROUP BY path)",
         )
         .get() as Aggregate;
-      this.stats = {
+      cache.stats = {
         chunks: { documents: chunks.n, averageLength: chunks.avg ?? 1 },
         files: { documents: files.n, averageLength: files.avg ?? 1 },
       };
     }
-    return this.stats;
+    return cache.stats;
   }
 
   close(): void {
@@ -341,53 +390,84 @@ export class LexicalStore {
 }
 
 /**
- * Okapi BM25 (k1 = 1.2, b = 0.75) with per-term query weights, over a postings table of
- * (document, tf, document length) rows. Terms in more than `maxDocumentRatio` of the documents are skipped.
+ * Okapi BM25 (k1 = 1.2, b = 0.75) with per-term query weights, the `limit` best documents first. Terms
+ * in more than `maxDocumentRatio` of the documents are skipped, and a long query (a whole bug report) is
+ * cut to its `maxTerms` most telling terms (weight × idf). Scores accumulate in an array indexed by
+ * document id (`idBound` is above every id), so a term with 30,000 postings costs a tight loop.
  */
-function scoreBm25<K>(
-  db: Database.Database,
-  table: "postings" | "file_postings",
+function scoreBm25(
+  postings: PostingsTable,
+  dead: ReadonlySet<number>,
   stats: CorpusStats,
+  idBound: number,
   weights: ReadonlyMap<string, number>,
-  maxDocumentRatio: number,
-  maxTerms: number,
-): Map<K, number> {
-  const scores = new Map<K, number>();
-  if (stats.documents === 0) return scores;
+  options: { maxDocumentRatio: number; maxTerms: number },
+  limit: number,
+): ScoredChunk[] {
+  if (stats.documents === 0) return [];
   const k1 = 1.2;
   const b = 0.75;
-  const maxDf = Math.max(50, Math.floor(stats.documents * maxDocumentRatio));
-  const key = table === "postings" ? "chunk" : "path";
-  // Counting stops at maxDf + 1: a common term costs no more than a rare one to reject.
-  const count = db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM ${table} WHERE term = ? LIMIT ?)`);
-  const postings = db.prepare(`SELECT ${key}, tf, dl FROM ${table} WHERE term = ?`).raw();
-  // A long query (a whole bug report) is cut to its most telling terms: weight × idf, best MAX_QUERY_TERMS.
+  const maxDf = Math.max(50, Math.floor(stats.documents * options.maxDocumentRatio));
   const telling: { term: string; weight: number; idf: number }[] = [];
   for (const [term, weight] of weights) {
-    const df = (count.get(term, maxDf + 1) as { n: number }).n;
+    const df = postings.documentFrequency(term);
     if (df === 0 || df > maxDf) continue;
     telling.push({ term, weight, idf: Math.log(1 + (stats.documents - df + 0.5) / (df + 0.5)) });
   }
   telling.sort((x, y) => y.weight * y.idf - x.weight * x.idf || (x.term < y.term ? -1 : 1));
-  for (const { term, weight, idf } of telling.slice(0, maxTerms)) {
-    for (const [doc, tf, dl] of postings.all(term) as [K, number, number][]) {
-      const norm = tf + k1 * (1 - b + (b * dl) / stats.averageLength);
-      scores.set(doc, (scores.get(doc) ?? 0) + weight * idf * ((tf * (k1 + 1)) / norm));
+  const scores = new Float64Array(idBound + 1);
+  const touched: number[] = [];
+  const lengthNorm = b / stats.averageLength;
+  for (const { term, weight, idf } of telling.slice(0, options.maxTerms)) {
+    const factor = weight * idf * (k1 + 1);
+    postings.forEach(term, dead, (doc, tf, dl) => {
+      if (doc > idBound) return;
+      if (scores[doc] === 0) touched.push(doc);
+      scores[doc] = (scores[doc] as number) + (factor * tf) / (tf + k1 * (1 - b + lengthNorm * dl));
+    });
+  }
+  return topOf(touched, scores, limit);
+}
+
+/** The `limit` best-scored documents, best first (ties broken by id for determinism). */
+function topOf(ids: readonly number[], scores: Float64Array, limit: number): ScoredChunk[] {
+  const better = (a: number, b: number) =>
+    (scores[a] as number) > (scores[b] as number) || (scores[a] === scores[b] && a < b);
+  // A min-heap of the best `limit` so far: O(n log limit) instead of sorting every touched document.
+  const heap: number[] = [];
+  const down = (from: number) => {
+    let i = from;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let worst = i;
+      if (l < heap.length && better(heap[worst] as number, heap[l] as number)) worst = l;
+      if (r < heap.length && better(heap[worst] as number, heap[r] as number)) worst = r;
+      if (worst === i) return;
+      [heap[i], heap[worst]] = [heap[worst] as number, heap[i] as number];
+      i = worst;
+    }
+  };
+  for (const id of ids) {
+    if (heap.length < limit) {
+      heap.push(id);
+      let i = heap.length - 1;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (!better(heap[parent] as number, heap[i] as number)) break;
+        [heap[i], heap[parent]] = [heap[parent] as number, heap[i] as number];
+        i = parent;
+      }
+    } else if (limit > 0 && better(id, heap[0] as number)) {
+      heap[0] = id;
+      down(0);
     }
   }
-  return scores;
+  return heap.sort((a, b) => (better(a, b) ? -1 : 1)).map((id) => ({ id, score: scores[id] as number }));
 }
 
 /** The innermost name of a symbol path: `Invoice > total` → `total`. */
 export function symbolName(symbol: string): string {
   const at = symbol.lastIndexOf(" > ");
   return at < 0 ? symbol : symbol.slice(at + 3);
-}
-
-/** The `limit` highest entries of a score map, best first (ties broken by id for determinism). */
-export function topScores(scores: ReadonlyMap<number, number>, limit: number): ScoredChunk[] {
-  const all: ScoredChunk[] = [];
-  for (const [id, score] of scores) all.push({ id, score });
-  all.sort((a, b) => b.score - a.score || a.id - b.id);
-  return all.slice(0, limit);
 }

@@ -1,0 +1,133 @@
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type FileRow, LexicalStore, type NewChunk } from "../../../src/index/store/lexical.js";
+import { cleanup, tempDir } from "../../helpers/workspace.js";
+
+let dir: string;
+let store: LexicalStore;
+
+beforeEach(async () => {
+  dir = await tempDir("lexical");
+  store = LexicalStore.open(join(dir, "lexical.sqlite"));
+});
+afterEach(async () => {
+  store.close();
+  await cleanup(dir);
+});
+
+/** A file of one chunk per term list; chunk ids start at `firstId`. */
+function file(path: string, firstId: number, chunkTerms: string[][]) {
+  const row: FileRow = {
+    path,
+    mpath: `m-${path}`,
+    hash: `h-${path}-${firstId}`,
+    size: 1,
+    mtimeMs: 1,
+    language: "text",
+  };
+  const chunks = chunkTerms.map((terms, i): NewChunk & { id: number } => {
+    const counts = new Map<string, number>();
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    return {
+      id: firstId + i,
+      path,
+      startLine: i * 10 + 1,
+      endLine: i * 10 + 9,
+      language: "text",
+      symbol: `sym${firstId + i}`,
+      hash: `c${firstId + i}`,
+      terms: counts,
+      length: terms.length,
+    };
+  });
+  return { file: row, chunks };
+}
+
+const query = (...terms: string[]) => new Map(terms.map((term) => [term, 1]));
+
+/** A small corpus with enough documents that no test term is "too common" for BM25. */
+function seed(): void {
+  const filler = Array.from({ length: 60 }, (_, i) =>
+    file(`filler${i}.txt`, 1000 + i * 10, [[`noise${i}`, "common"]]),
+  );
+  store.replaceFiles(
+    [],
+    [
+      file("a.txt", 1, [
+        ["invoice", "total", "tax"],
+        ["invoice", "discount"],
+      ]),
+      file("b.txt", 10, [
+        ["refund", "total"],
+        ["invoice", "invoice", "refund"],
+      ]),
+      ...filler,
+    ],
+  );
+}
+
+describe("lexical store: packed postings segment + delta", () => {
+  it("ranks the same before and after compaction", () => {
+    seed();
+    const before = store.bm25(query("invoice", "refund", "tax"), { limit: 10 });
+    const filesBefore = store.bm25Files(query("invoice", "refund", "tax"), { limit: 10 });
+    expect(before.map((hit) => hit.id)).toEqual([11, 1, 10, 2]);
+    expect(store.compact({ force: true })).toBe(true);
+    expect(store.bm25(query("invoice", "refund", "tax"), { limit: 10 })).toEqual(before);
+    expect(store.bm25Files(query("invoice", "refund", "tax"), { limit: 10 })).toEqual(filesBefore);
+    expect(store.chunksWithTerms(["discount"], 10)).toEqual([2]);
+  });
+
+  it("hides a replaced file's old chunks that still sit in the segment, and finds its new ones", () => {
+    seed();
+    store.compact({ force: true });
+    // b.txt is rewritten: its old chunks (10, 11) stay in the segment until the next compaction.
+    store.replaceFiles([], [file("b.txt", 2000, [["chargeback"], ["invoice"]])]);
+    const hits = store.bm25(query("invoice", "refund", "chargeback"), { limit: 10 }).map((hit) => hit.id);
+    expect(hits).not.toContain(10);
+    expect(hits).not.toContain(11);
+    expect(hits).toEqual(expect.arrayContaining([2000, 2001, 1, 2]));
+    expect(store.chunksWithTerms(["refund"], 10)).toEqual([]);
+    expect(store.bm25Files(query("refund"), { limit: 10 })).toEqual([]);
+    expect(store.bm25Files(query("chargeback"), { limit: 10 }).map((hit) => hit.path)).toEqual(["b.txt"]);
+    // Until compaction, document frequencies still count the dead chunks, so scores may shift slightly.
+    const afterEdit = store.bm25(query("invoice", "chargeback"), { limit: 10 }).map((hit) => hit.id);
+    store.compact({ force: true });
+    const compacted = store.bm25(query("invoice", "chargeback"), { limit: 10 }).map((hit) => hit.id);
+    expect([...compacted].sort()).toEqual([...afterEdit].sort());
+  });
+
+  it("forgets removed files in the segment and in the delta", () => {
+    seed();
+    store.compact({ force: true });
+    store.replaceFiles([], [file("c.txt", 3000, [["ledger"]])]);
+    store.replaceFiles(["a.txt", "c.txt"], []);
+    expect(store.bm25(query("tax", "ledger"), { limit: 10 })).toEqual([]);
+    expect(store.files().map((row) => row.path)).not.toContain("a.txt");
+    store.compact({ force: true });
+    expect(store.bm25(query("tax", "ledger", "discount"), { limit: 10 })).toEqual([]);
+    expect(store.bm25(query("refund"), { limit: 10 }).map((hit) => hit.id)).toEqual([10, 11]);
+  });
+
+  it("keeps only the best `limit` hits, best first, ties by id", () => {
+    seed();
+    const all = store.bm25(query("invoice", "refund", "total"), { limit: 100 });
+    const top2 = store.bm25(query("invoice", "refund", "total"), { limit: 2 });
+    expect(top2).toEqual(all.slice(0, 2));
+    for (let i = 1; i < all.length; i++) expect(all[i - 1]?.score).toBeGreaterThanOrEqual(all[i]?.score ?? 0);
+  });
+
+  it("sees another connection's writes (the read cache follows the database)", () => {
+    seed();
+    const reader = LexicalStore.open(join(dir, "lexical.sqlite"));
+    try {
+      expect(reader.bm25(query("ledger"), { limit: 5 })).toEqual([]);
+      expect(reader.files()).toHaveLength(62);
+      store.replaceFiles([], [file("c.txt", 3000, [["ledger"]])]);
+      expect(reader.bm25(query("ledger"), { limit: 5 }).map((hit) => hit.id)).toEqual([3000]);
+      expect(reader.files()).toHaveLength(63);
+    } finally {
+      reader.close();
+    }
+  });
+});
