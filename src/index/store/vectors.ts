@@ -1,4 +1,5 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
 import "./lance-env.js";
 import * as lancedb from "@lancedb/lancedb";
 import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from "apache-arrow";
@@ -53,11 +54,22 @@ export class VectorStore {
     readonly dimensions: number,
   ) {}
 
-  /** Opens the table, (re)creating it when missing or when its vector size differs. */
+  /**
+   * Opens the table, (re)creating it when missing, unreadable (e.g. a run that died on a full disk while
+   * creating it) or of another vector size. A recreated table is empty, which makes the indexer re-write
+   * every file.
+   */
   static async open(dir: string, dimensions: number): Promise<VectorStore> {
     await mkdir(dir, { recursive: true });
     let connection = await lancedb.connect(dir);
-    const existing = await VectorStore.existing(connection, dimensions);
+    let existing: VectorStore | undefined;
+    try {
+      existing = await VectorStore.existing(connection, dimensions);
+    } catch {
+      connection.close();
+      await rm(join(dir, `${TABLE}.lance`), { recursive: true, force: true });
+      connection = await lancedb.connect(dir);
+    }
     if (existing) return existing;
     if ((await connection.tableNames()).includes(TABLE)) {
       await connection.dropTable(TABLE);
