@@ -1,8 +1,9 @@
 import { execFile } from "node:child_process";
 import { readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import ignore, { type Ignore } from "ignore";
+import picomatch from "picomatch";
 
 /** Ignore files honoured in every folder of a workspace, in the order they are applied (later wins). */
 export const GIT_IGNORE_FILES = [".gitignore"] as const;
@@ -61,6 +62,84 @@ export function rebasePattern(line: string, baseDir: string): string | undefined
   if (core.startsWith("/")) core = core.slice(1);
   const rebased = `${escapeGlob(baseDir)}/${anchored ? "" : "**/"}${core}${dirOnly ? "/" : ""}`;
   return negative ? `!${rebased}` : rebased;
+}
+
+/**
+ * Rewrites one line of an ignore file that lives `prefix` folders above the workspace root (e.g. the
+ * repository's top-level .gitignore when the root is `repo/packages/app`: prefix `["packages", "app"]`)
+ * into a pattern relative to the root. Unanchored patterns apply at any depth, so they stay as they are;
+ * an anchored one applies only if its leading segments match the prefix, and is cut to what follows.
+ * Patterns that cannot reach below the root are dropped.
+ */
+export function rebaseFromAncestor(line: string, prefix: readonly string[]): string | undefined {
+  const trimmed = trimTrailingSpaces(line.endsWith("\r") ? line.slice(0, -1) : line);
+  if (trimmed === "" || trimmed.startsWith("#")) return undefined;
+  const negative = trimmed.startsWith("!");
+  const body = negative ? trimmed.slice(1) : trimmed;
+  const dirOnly = body.endsWith("/");
+  const core = dirOnly ? body.slice(0, -1) : body;
+  if (core === "" || core === "/") return undefined;
+  if (!core.includes("/")) return trimmed;
+  const segments = core.replace(/^\//, "").split("/");
+  let i = 0;
+  for (; i < prefix.length && i < segments.length; i++) {
+    const segment = segments[i] as string;
+    // `**` may stand for the rest of the prefix and any depth below the root.
+    if (segment === "**")
+      return `${negative ? "!" : ""}**/${segments.slice(i + 1).join("/")}${dirOnly ? "/" : ""}`;
+    if (!picomatch.isMatch(prefix[i] as string, segment, { dot: true, nocase: IGNORE_CASE }))
+      return undefined;
+  }
+  if (i === segments.length) return undefined; // matches the root or a folder above it, not below
+  return `${negative ? "!" : ""}/${segments.slice(i).join("/")}${dirOnly ? "/" : ""}`;
+}
+
+/**
+ * Rules of the git repository that encloses `root` when `root` is a folder inside it rather than its top:
+ * the `.gitignore` of every folder from the repository's top down to `root`'s parent, then the
+ * repository's `.git/info/exclude`, rebased onto `root`. Empty when `root` is not inside a repository.
+ */
+export async function enclosingRepositoryRules(root: string): Promise<SourcedPattern[]> {
+  const ancestors: string[] = [];
+  let top: string | undefined;
+  for (let dir = dirname(root); ; dir = dirname(dir)) {
+    ancestors.unshift(dir);
+    if (
+      await stat(join(dir, ".git")).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      top = dir;
+      break;
+    }
+    if (dirname(dir) === dir) break;
+  }
+  if (
+    top === undefined ||
+    (await stat(join(root, ".git")).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return [];
+  const rebaseAll = (text: string, from: string, mark: string) => {
+    const prefix = relative(from, root).split("/");
+    const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    return body.split("\n").flatMap((line) => {
+      const pattern = rebaseFromAncestor(line, prefix);
+      return pattern === undefined ? [] : [{ pattern, mark }];
+    });
+  };
+  const patterns: SourcedPattern[] = [];
+  const infoExclude = await findInfoExclude(top);
+  const infoText = infoExclude ? await readOptionalText(infoExclude) : undefined;
+  if (infoText) patterns.push(...rebaseAll(infoText, top, join(relative(root, top), ".git/info/exclude")));
+  for (const dir of ancestors) {
+    const text = await readOptionalText(join(dir, ".gitignore"));
+    if (text) patterns.push(...rebaseAll(text, dir, join(relative(root, dir), ".gitignore")));
+  }
+  return patterns;
 }
 
 /** Parses the text of an ignore file found in `baseDir` into root-relative patterns marked with `source`. */

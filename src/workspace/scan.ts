@@ -5,6 +5,7 @@ import { errorCode } from "./errors.js";
 import { DEFAULT_EXCLUDED_DIRS, excludedDirMatcher } from "./excluded-dirs.js";
 import { createPacer, createReadCheck, describeFsError } from "./file-access.js";
 import {
+  enclosingRepositoryRules,
   extendRules,
   findGlobalExcludesFile,
   findInfoExclude,
@@ -112,12 +113,14 @@ async function rootGitRules(
     globalExcludesFile === undefined ? findGlobalExcludesFile() : (globalExcludesFile ?? undefined),
     findInfoExclude(root),
   ]);
-  const [globalText, infoText] = await Promise.all([
+  const [globalText, infoText, enclosing] = await Promise.all([
     globalFile ? readOptionalText(resolve(root, globalFile)) : undefined,
     infoExclude ? readOptionalText(infoExclude) : undefined,
+    enclosingRepositoryRules(root),
   ]);
   return [
     ...(globalText && globalFile ? parseIgnoreFile(globalText, "", globalFile) : []),
+    ...enclosing,
     ...(infoText ? parseIgnoreFile(infoText, "", ".git/info/exclude") : []),
   ];
 }

@@ -122,4 +122,43 @@ describe.skipIf(!hasGit())("ignore semantics match git", () => {
     expect(paths(result)).toEqual(expected);
     expect(expected).toEqual([".gitignore", "UPPER.TXT", "keep.swp", "local.private", "src/main.ts"]);
   });
+
+  it("applies the enclosing repository's ignore rules when the root is a folder inside it", async () => {
+    const repo = makeTemp();
+    const home = makeTemp();
+    writeTree(home, { gitconfig: "" });
+    writeTree(repo, {
+      ".gitignore": [
+        "*.log",
+        "!keep.log",
+        "/packages/app/dist/",
+        "/packages/*/generated/",
+        "packages/other/",
+        "/top.txt",
+        "**/cache/",
+        "**/tmp/*.bin",
+      ].join("\n"),
+      "packages/.gitignore": "/app/secret.txt\n*.tmp\n",
+      "packages/app/src/main.ts": "x",
+      "packages/app/x.log": "x",
+      "packages/app/keep.log": "x",
+      "packages/app/dist/out.js": "x",
+      "packages/app/generated/g.ts": "x",
+      "packages/app/secret.txt": "x",
+      "packages/app/notes.tmp": "x",
+      "packages/app/top.txt": "x",
+      "packages/app/src/cache/c.ts": "x",
+      "packages/app/tmp/a.bin": "x",
+      "packages/app/tmp/a.txt": "x",
+      "packages/app/.gitignore": "!x.log\n",
+    });
+    const root = join(repo, "packages", "app");
+    const expected = gitFiles(repo, home, () => writeTree(repo, { ".git/info/exclude": "*.private\n" }))
+      .filter((path) => path.startsWith("packages/app/"))
+      .map((path) => path.slice("packages/app/".length));
+    writeTree(root, { "z.private": "x" });
+    const result = await scan(root, { globalExcludesFile: null, excludeDirs: [] });
+    expect(paths(result)).toEqual(expected);
+    expect(expected).toEqual([".gitignore", "keep.log", "src/main.ts", "tmp/a.txt", "top.txt", "x.log"]);
+  });
 });
