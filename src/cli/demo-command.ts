@@ -1,13 +1,17 @@
-import { cp, mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import { loadConfig } from "../config/config.js";
+import { loadConfig, type UmbraConfig } from "../config/config.js";
 import { indexWorkspace } from "../index/indexer.js";
 import { openIndex } from "../index/open.js";
 import { search } from "../index/search/searcher.js";
+import { branchLauncher } from "../lsp/branch-launcher.js";
+import { LspHost } from "../lsp/index.js";
+import { fork } from "../shadow/index.js";
 import { summary } from "./index-command.js";
+import { formatLint } from "./lint-command.js";
 import { terminalReporter } from "./shared.js";
 
 /** The bundled example project (examples/ at the package root, beside dist/ and src/). */
@@ -20,6 +24,31 @@ const QUERIES = [
   "parse a money amount from a string",
   'Traceback (most recent call last):\n  File "inventory/stock.py", line 27, in reserve\n    raise OutOfStock(sku)',
 ];
+
+/**
+ * An agent's edit in a shadow branch: the language server reports what the edit broke, here and in the
+ * file that uses it, while the copy of examples/ stays untouched.
+ */
+async function demoShadowLint(root: string, lsp: UmbraConfig["lsp"]): Promise<void> {
+  const file = "billing/money.ts";
+  const branch = await fork(root);
+  const host = new LspHost({ config: lsp, launcher: branchLauncher(branch) });
+  try {
+    const original = (await branch.readText(file)) ?? "";
+    branch.write(file, original.replace("export function formatMoney(", "export function renderMoney("));
+    process.stdout.write(
+      `\n$ (an agent renames formatMoney in its shadow branch ${branch.id}, mode ${branch.mode}) umbra lint ${file}\n`,
+    );
+    const result = await host.lint(branch, file);
+    process.stdout.write(`${formatLint(result).trimEnd().replace(/^/gm, "  ")}\n`);
+    process.stdout.write(
+      `  ${file} on disk is unchanged: ${(await readFile(join(root, file), "utf8")) === original}\n`,
+    );
+  } finally {
+    await host.shutdown();
+    await branch.discard();
+  }
+}
 
 export function registerDemo(program: Command): void {
   program
@@ -53,6 +82,7 @@ export function registerDemo(program: Command): void {
         } finally {
           index.close();
         }
+        await demoShadowLint(root, config.lsp);
       } finally {
         await rm(work, { recursive: true, force: true });
       }

@@ -4,7 +4,10 @@ import { registerDemo } from "./demo-command.js";
 import { exitCodeFor } from "./errors.js";
 import { registerGrep } from "./grep-command.js";
 import { registerIndex } from "./index-command.js";
+import { registerLint } from "./lint-command.js";
+import { registerRun } from "./run-command.js";
 import { registerSearch } from "./search-command.js";
+import { registerShadow } from "./shadow-command.js";
 import { registerStatus } from "./status-command.js";
 import { registerWatch } from "./watch-command.js";
 
@@ -21,6 +24,9 @@ for (const register of [
   registerGrep,
   registerStatus,
   registerWatch,
+  registerLint,
+  registerShadow,
+  registerRun,
   registerDemo,
 ]) {
   register(program);

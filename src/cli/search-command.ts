@@ -4,13 +4,7 @@ import type { Command } from "commander";
 import { openIndex } from "../index/open.js";
 import { search } from "../index/search/searcher.js";
 import { UsageError } from "./errors.js";
-import { configFor, printJson } from "./shared.js";
-
-async function readStdin(): Promise<string> {
-  const parts: Buffer[] = [];
-  for await (const part of process.stdin) parts.push(part as Buffer);
-  return Buffer.concat(parts).toString("utf8");
-}
+import { configFor, printJson, readStdin } from "./shared.js";
 
 function parseLimit(value: string): number {
   const limit = Number(value);

@@ -39,3 +39,10 @@ export function interruptSignal(): AbortSignal {
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
+
+/** Everything on standard input, as UTF-8 text. */
+export async function readStdin(): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of process.stdin) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString("utf8");
+}

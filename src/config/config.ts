@@ -16,6 +16,60 @@ const embedderSchema = z.discriminatedUnion("provider", [
   z.object({ provider: z.literal("onnx"), dir: z.string().min(1) }),
 ]);
 
+/** Package-manager and build caches that `sandbox.caches` can make writable (see src/sandbox/policy.ts). */
+export const SANDBOX_CACHE_NAMES = ["npm", "yarn", "pnpm", "pip", "go", "cargo"] as const;
+
+const GIB = 1024 * 1024 * 1024;
+
+/** Resource limits of one sandboxed command. */
+const sandboxLimitsSchema = z.object({
+  processes: z.number().int().positive().default(1024),
+  memoryBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(8 * GIB),
+  cpuSeconds: z.number().int().positive().default(600),
+  outputBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(16 * 1024 * 1024),
+  timeoutMs: z.number().int().positive().default(600_000),
+});
+
+/**
+ * The sandbox of commands run for agents (`umbra run`, run_command). Paths may be absolute, start with
+ * `~/`, or be relative to the workspace. The admin file (/etc/umbra/policy.json) can only tighten this.
+ */
+const sandboxSchema = z.object({
+  /** `full-access` is honoured only when asked for explicitly on the command line (`--full-access`). */
+  mode: z.enum(["read-only", "workspace-write", "full-access"]).default("workspace-write"),
+  /** Extra writable folders (workspace-write mode); they must exist. */
+  writableRoots: z.array(z.string().min(1)).default([]),
+  /** Caches made writable in workspace-write mode, when they exist. */
+  caches: z.array(z.enum(SANDBOX_CACHE_NAMES)).default(["npm", "yarn", "pnpm", "pip", "go", "cargo"]),
+  /** Extra paths made unreadable, on top of what .umbraignore and .cursorignore match. */
+  hiddenPaths: z.array(z.string().min(1)).default([]),
+  /** Hide credential files of the home folder (~/.ssh, ~/.aws, ~/.netrc, …) that exist. */
+  hideCredentials: z.boolean().default(true),
+  /** Extra paths kept read-only, on top of .git/config, .git/hooks, editor and umbra settings, ignore files. */
+  protectedPaths: z.array(z.string().min(1)).default([]),
+  network: z
+    .object({
+      /** Commands approved for network access without asking: a command name, or a glob of the command line. */
+      allowCommands: z.array(z.string().min(1)).default([]),
+    })
+    .default({}),
+  env: z
+    .object({
+      /** Environment variables passed through on top of the defaults; `NAME_*` is a prefix. */
+      allow: z.array(z.string().min(1)).default([]),
+    })
+    .default({}),
+  limits: sandboxLimitsSchema.default({}),
+});
+
 const configSchema = z.object({
   index: z
     .object({
@@ -61,12 +115,15 @@ const configSchema = z.object({
       quietMs: z.number().int().nonnegative().default(150),
     })
     .default({}),
+  sandbox: sandboxSchema.default({}),
 });
 
 export type UmbraConfig = z.infer<typeof configSchema>;
 export type EmbedderConfig = z.infer<typeof embedderSchema>;
 export type ShadowConfig = UmbraConfig["shadow"];
 export type LspConfig = UmbraConfig["lsp"];
+export type SandboxConfig = UmbraConfig["sandbox"];
+export type SandboxLimitsConfig = SandboxConfig["limits"];
 
 export class ConfigError extends Error {
   override name = "ConfigError";

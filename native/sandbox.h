@@ -1,0 +1,31 @@
+/*
+ * The sandbox part of umbra-helper (sandbox.c, landlock.c): `umbra-helper sandbox` runs one command in
+ * fresh namespaces with a read-only view of the system, Landlock and a seccomp filter;
+ * `umbra-helper sandbox-probe` reports what the kernel offers.
+ */
+#ifndef UMBRA_SANDBOX_H
+#define UMBRA_SANDBOX_H
+
+#include <stddef.h>
+
+int cmd_sandbox(int argc, char **argv);
+int cmd_sandbox_probe(int argc, char **argv);
+
+/* landlock.c */
+
+/* The Landlock ABI version the kernel offers (0: none); `why` gets the reason when 0. */
+int landlock_abi(char *why, size_t why_size);
+
+struct landlock_paths {
+  const char **writable; /* full access beneath each */
+  size_t writable_count;
+  const char **devices; /* read, write and ioctl of device files beneath each (e.g. /dev) */
+  size_t device_count;
+  int block_tcp;  /* deny TCP bind/connect (ABI 4+) */
+};
+
+/* Restricts this thread (and what it executes) to reading everywhere and writing only beneath the
+ * writable paths. Needs no_new_privs. Returns 0, or -1 with `why` set. */
+int landlock_apply(int abi, const struct landlock_paths *paths, char *why, size_t why_size);
+
+#endif

@@ -1,0 +1,108 @@
+import { readFile, stat } from "node:fs/promises";
+import { isAbsolute, relative, resolve } from "node:path";
+import type { Command } from "commander";
+import { branchLauncher } from "../lsp/branch-launcher.js";
+import { LspHost } from "../lsp/index.js";
+import type { Diag, LintResult } from "../lsp/types.js";
+import { fork } from "../shadow/index.js";
+import { resolveRoot } from "../workspace/root.js";
+import { UsageError } from "./errors.js";
+import { configFor, printJson, readStdin } from "./shared.js";
+
+interface LintFlags {
+  root: string;
+  content?: string;
+  json?: boolean;
+}
+
+/** FILE as a workspace-relative path: taken relative to the current directory, else to the root. */
+async function relativeToRoot(root: string, file: string): Promise<string> {
+  for (const candidate of [resolve(file), resolve(root, file)]) {
+    const rel = relative(root, candidate);
+    if (rel && !rel.startsWith("..") && !isAbsolute(rel)) return rel.split("\\").join("/");
+  }
+  throw new UsageError(`${file} is not inside the workspace ${root}`);
+}
+
+async function contentOf(flag: string | undefined): Promise<string | undefined> {
+  if (flag === undefined) return undefined;
+  if (flag === "-") return readStdin();
+  try {
+    return await readFile(flag, "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read --content ${flag}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+}
+
+function formatDiag(diag: Diag, introduced: boolean): string {
+  const code = diag.code ? ` ${diag.source ? `${diag.source} ` : ""}${diag.code}` : "";
+  return `${diag.path}:${diag.line}:${diag.column}: ${diag.severity}${code}: ${diag.message.split("\n")[0]}${introduced ? "  [introduced]" : ""}`;
+}
+
+const sameDiag = (a: Diag, b: Diag) =>
+  a.line === b.line && a.column === b.column && a.message === b.message && a.severity === b.severity;
+
+/** Human-readable report: every diagnostic of the file, introduced ones marked, then other files. */
+export function formatLint(result: LintResult): string {
+  const lines = result.diagnostics.map((diag) =>
+    formatDiag(
+      diag,
+      result.introduced.some((other) => sameDiag(diag, other)),
+    ),
+  );
+  for (const other of result.otherFiles)
+    for (const diag of other.introduced) lines.push(formatDiag(diag, true));
+  const otherCount = result.otherFiles.reduce((n, file) => n + file.introduced.length, 0);
+  lines.push(
+    `${result.diagnostics.length} diagnostic(s) in ${result.path}, ${result.introduced.length} introduced` +
+      (otherCount > 0 ? `; ${otherCount} introduced in ${result.otherFiles.length} other file(s)` : "") +
+      ` (${result.language}, ${Math.round(result.elapsedMs)} ms)` +
+      (result.partial ? " — partial: diagnostics did not settle before the timeout" : ""),
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+/** Errors that fail the command: those the content introduced, or every error when linting as it is. */
+export function failingErrors(result: LintResult, withContent: boolean): number {
+  const errors = (diags: readonly Diag[]) => diags.filter((diag) => diag.severity === "error").length;
+  if (!withContent) return errors(result.diagnostics);
+  return errors(result.introduced) + result.otherFiles.reduce((n, file) => n + errors(file.introduced), 0);
+}
+
+export function registerLint(program: Command): void {
+  program
+    .command("lint")
+    .description(
+      "diagnostics of FILE from its language server, as if it held --content (nothing is written); exit 1 when errors are found (with --content: errors it introduced)",
+    )
+    .argument("<file>", "the file to lint (relative to the current directory or to --root)")
+    .option("--root <dir>", "workspace folder", ".")
+    .option("--content <path>", "lint FILE as if it held this file's content; - reads it from stdin")
+    .option(
+      "--json",
+      "print the result as JSON: {path, language, diagnostics, introduced, otherFiles, partial, ...}",
+    )
+    .action(async (file: string, flags: LintFlags) => {
+      const root = await resolveRoot(flags.root);
+      const rel = await relativeToRoot(root, file);
+      const content = await contentOf(flags.content);
+      if (content === undefined) {
+        const info = await stat(resolve(root, rel)).catch(() => undefined);
+        if (!info?.isFile())
+          throw new UsageError(`${rel} does not exist in ${root} (give --content to lint a new file)`);
+      }
+      const config = configFor(root);
+      const branch = await fork(root);
+      const host = new LspHost({ config: config.lsp, launcher: branchLauncher(branch) });
+      try {
+        if (!host.detect(root, rel)) throw new UsageError(`no language server handles ${rel}`);
+        const result = await host.lint(branch, rel, content === undefined ? {} : { content });
+        if (flags.json) printJson(result);
+        else process.stdout.write(formatLint(result));
+        if (failingErrors(result, content !== undefined) > 0) process.exitCode = 1;
+      } finally {
+        await host.shutdown();
+        await branch.discard();
+      }
+    });
+}

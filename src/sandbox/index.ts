@@ -1,0 +1,63 @@
+export {
+  type Approver,
+  allowlistApprover,
+  allowlistMatches,
+  alwaysApprove,
+  alwaysDeny,
+  commandLine,
+  firstApproving,
+  type NetworkRequest,
+  type TerminalApproverOptions,
+  terminalApprover,
+} from "./approval.js";
+export {
+  deniedBy,
+  type ExplainOptions,
+  explain,
+  formatNotes,
+  type PathVerdict,
+  type SandboxNote,
+  type SandboxRule,
+} from "./explain.js";
+export {
+  ADMIN_POLICY_FILE,
+  type AdminPolicy,
+  AGENT_WRITABLE_UMBRA_DIRS,
+  adminForbidsNetwork,
+  type CacheName,
+  cachePaths,
+  DEFAULT_ENV_ALLOWLIST,
+  DEFAULT_LIMITS,
+  type FindWorkspacePathsOptions,
+  filterEnv,
+  findWorkspacePaths,
+  HOME_CREDENTIAL_PATHS,
+  isSecretEnvName,
+  loadAdminPolicy,
+  type PolicyFlags,
+  PROTECTED_WORKSPACE_PATHS,
+  parseAdminPolicy,
+  type ResolvedPolicy,
+  type ResolvePolicyInput,
+  refusedEnvEntry,
+  resolvePolicy,
+  type SandboxLimits,
+  SECRET_ENV_PATTERNS,
+  type WorkspacePaths,
+} from "./policy.js";
+export { runSandboxed, SandboxError, sandboxSupport } from "./run.js";
+export {
+  SANDBOX_EXEC,
+  type SeatbeltOptions,
+  sbplString,
+  seatbeltInvocation,
+  seatbeltProfile,
+} from "./seatbelt.js";
+export type {
+  Denial,
+  RunOptions,
+  SandboxErrorCode,
+  SandboxMode,
+  SandboxPolicy,
+  SandboxResult,
+} from "./types.js";

@@ -1,0 +1,115 @@
+/**
+ * The Linux backend: turns a policy into an `umbra-helper sandbox` command line, reads the helper's
+ * report lines, and asks the helper what the kernel offers (`umbra-helper sandbox-probe`).
+ */
+import { isAbsolute, join, relative } from "node:path";
+import type { BranchSandboxView } from "../shadow/branch.js";
+import { currentSeccompArch, describeSeccompDenial } from "./seccomp.js";
+import type { Denial, SandboxPolicy } from "./types.js";
+
+/** Descriptors of the helper: 3 carries the seccomp program in, 4 the report lines out. */
+export const SECCOMP_FD = 3;
+export const REPORT_FD = 4;
+
+export interface LinuxSupport {
+  ok: boolean;
+  landlockAbi: number;
+  userNamespaces: boolean;
+  seccomp: boolean;
+  missing: string[];
+}
+
+/** Parses the output of `umbra-helper sandbox-probe`. */
+export function parseSupport(stdout: string): LinuxSupport {
+  let userNamespaces = false;
+  let seccomp = false;
+  let landlockAbi = 0;
+  const missing: string[] = [];
+  for (const line of stdout.split("\n")) {
+    const [key, value, ...rest] = line.trim().split(" ");
+    const reason = rest.join(" ");
+    if (key === "userns") {
+      userNamespaces = value === "ok";
+      if (!userNamespaces)
+        missing.push(
+          `user namespaces (${reason || "unavailable"}): enable unprivileged user namespaces, e.g. sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces=10000, or kernel.apparmor_restrict_unprivileged_userns=0`,
+        );
+    } else if (key === "landlock") {
+      landlockAbi = Number.parseInt(value ?? "0", 10) || 0;
+      if (landlockAbi === 0)
+        missing.push(
+          `Landlock (${reason || "unavailable"}): needs Linux 5.13+ with CONFIG_SECURITY_LANDLOCK=y and landlock in the lsm= boot parameter`,
+        );
+    } else if (key === "seccomp") {
+      seccomp = value === "ok";
+      if (!seccomp) missing.push(`seccomp user notification (${reason || "unavailable"}): needs Linux 5.0+`);
+    }
+  }
+  if (!stdout.includes("userns")) missing.push("the sandbox probe printed nothing");
+  return { ok: userNamespaces && seccomp && landlockAbi > 0, landlockAbi, userNamespaces, seccomp, missing };
+}
+
+/** What the sandbox shows at the workspace's path, and where the command starts. */
+export interface HelperPlan {
+  args: string[];
+}
+
+function mapInto(path: string, from: string, to: string): string {
+  const inside = relative(from, path);
+  if (inside === "") return to;
+  if (inside.startsWith("..") || isAbsolute(inside)) return path;
+  return join(to, inside);
+}
+
+/** The helper's arguments for running `command` under `policy`, optionally in a branch. */
+export function helperArgs(
+  policy: SandboxPolicy,
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; view?: BranchSandboxView | undefined },
+): string[] {
+  const view = options.view;
+  // A branch that cannot be bound at the workspace's path is used at its own path.
+  const move = (path: string) => (view?.kind === "path" ? mapInto(path, policy.workspace, view.path) : path);
+  const out = ["sandbox", "--workspace", move(policy.workspace), "--cwd", move(options.cwd)];
+  if (view?.kind === "join") out.push("--join", String(view.pid));
+  if (view?.kind === "bind") out.push("--bind-source", view.source);
+  for (const path of policy.writableRoots) out.push("--writable", move(path));
+  for (const path of policy.protectedPaths) out.push("--protected", move(path));
+  for (const path of policy.hiddenPaths) out.push("--hidden", move(path));
+  if (policy.network) out.push("--network");
+  if (policy.mode === "full-access") out.push("--no-landlock");
+  const { limits } = policy;
+  out.push("--nproc", String(Math.max(0, Math.floor(limits.processes))));
+  out.push("--memory", String(Math.max(0, Math.floor(limits.memoryBytes))));
+  out.push("--cpu", String(Math.max(0, Math.floor(limits.cpuSeconds))));
+  out.push("--seccomp-fd", String(SECCOMP_FD), "--report-fd", String(REPORT_FD), "--", command, ...args);
+  return out;
+}
+
+/** One line of the helper's report. */
+export type ReportEvent =
+  | { type: "denial"; denial: Denial }
+  | { type: "exit"; code: number }
+  | { type: "signal"; signal: number }
+  | { type: "setup"; reason: string }
+  | { type: "unknown"; line: string };
+
+export function parseReportLine(line: string): ReportEvent {
+  const [word, ...rest] = line.split(" ");
+  if (word === "seccomp") {
+    const [nr, ...args] = rest;
+    const numbers = args.map((arg) => {
+      try {
+        return BigInt(arg);
+      } catch {
+        return 0n;
+      }
+    });
+    return { type: "denial", denial: describeSeccompDenial(Number(nr), numbers, currentSeccompArch()) };
+  }
+  if (word === "status" && rest[0] === "exit") return { type: "exit", code: Number(rest[1]) };
+  if (word === "status" && rest[0] === "signal") return { type: "signal", signal: Number(rest[1]) };
+  if (word === "setup") return { type: "setup", reason: rest.join(" ") };
+  return { type: "unknown", line };
+}

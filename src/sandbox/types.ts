@@ -1,0 +1,71 @@
+import type { Branch } from "../shadow/branch.js";
+
+/** How much a sandboxed command may change: nothing, the workspace (and writable roots), or everything. */
+export type SandboxMode = "read-only" | "workspace-write" | "full-access";
+
+/** What a sandboxed command may see and do. Paths are absolute and free of symlinks. */
+export interface SandboxPolicy {
+  mode: SandboxMode;
+  /** absolute, symlink-free */
+  workspace: string;
+  /** absolute; in workspace-write it includes the workspace; /tmp is always a private tmpfs */
+  writableRoots: string[];
+  /** absolute paths (files or dirs) to make unreadable/unwritable (ignore-file matches) */
+  hiddenPaths: string[];
+  /** absolute paths kept read-only; may not exist */
+  protectedPaths: string[];
+  network: boolean;
+  /** names passed through (PATH, HOME, LANG, TERM, ...); everything else dropped */
+  envAllowlist: string[];
+  limits: {
+    processes: number;
+    memoryBytes: number;
+    cpuSeconds: number;
+    outputBytes: number;
+    timeoutMs: number;
+  };
+}
+
+/** Something the sandbox refused, recorded where it happened (seccomp, network). */
+export interface Denial {
+  kind: "seccomp" | "network" | "filesystem";
+  syscall?: string;
+  detail: string;
+  path?: string;
+}
+
+export interface SandboxResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  cancelled: boolean;
+  outputTruncated: boolean;
+  durationMs: number;
+  denials: Denial[];
+}
+
+export interface RunOptions {
+  /** Working directory (default: the workspace); inside a branch it is resolved in the branch. */
+  cwd?: string;
+  /** The environment to filter through the policy's allowlist (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Written to the command's stdin (which is closed afterwards; empty when absent). */
+  input?: string;
+  /** Aborting kills the command's whole process tree; the result has cancelled: true. */
+  signal?: AbortSignal;
+  /** Run in this shadow branch: the command sees it at the workspace's path and writes land in it. */
+  branch?: Branch;
+  /** Run without any sandbox (only when the user asked for it explicitly). */
+  unsandboxed?: boolean;
+  onStdout?: (chunk: string) => void;
+  onStderr?: (chunk: string) => void;
+}
+
+export type SandboxErrorCode =
+  | "UNSUPPORTED"
+  | "HELPER_NOT_BUILT"
+  | "BAD_POLICY"
+  | "SETUP_FAILED"
+  | "SPAWN_FAILED";

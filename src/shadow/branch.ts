@@ -1,0 +1,543 @@
+import { type ChildProcess, execFile } from "node:child_process";
+import { lstat, mkdir, realpath, rm, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { loadConfig } from "../config/config.js";
+import { dataDir } from "../config/paths.js";
+import { WorkspaceError } from "../workspace/errors.js";
+import { resolveRoot } from "../workspace/root.js";
+import { type BranchChange, computeChanges } from "./changes.js";
+import { type DiffOptions, formatDiff } from "./diff.js";
+import { errnoCode, ShadowError, unmappedOwnerMessage } from "./errors.js";
+import { helperReason } from "./helper.js";
+import { type BranchMode, chooseMode, type ModeSetting, probeModes } from "./modes.js";
+import { Holder, type MountSpec, type SpawnInBranchOptions, spawnInBranch } from "./mount.js";
+import { isAtOrBelow, normalizeRelPath, parentOf } from "./relpath.js";
+import {
+  type BranchRecord,
+  branchesRoot,
+  branchPaths,
+  createBranchDir,
+  isBranchId,
+  listStored,
+  ownedRecord,
+  readRecord,
+  removeBranchDir,
+  writeRecord,
+} from "./store.js";
+import { BranchView, type DirEntry, type EntryKind } from "./view.js";
+
+export type { BranchChange, BranchMode, DirEntry, EntryKind };
+
+/** Applies overrides inside a branch: triples (d PATH "") delete, (w PATH FILE) write FILE's bytes to PATH. */
+const MATERIALIZE_SCRIPT = `set -e
+while [ "$#" -gt 0 ]; do
+  op=$1; path=$2; src=$3; shift 3
+  if [ "$op" = d ]; then rm -rf -- "$path"; continue; fi
+  if [ -L "$path" ] || [ -d "$path" ]; then rm -rf -- "$path"; fi
+  mkdir -p -- "$(dirname -- "$path")"
+  cat -- "$src" > "$path"
+done`;
+
+/**
+ * See Branch.sandboxView(): join the namespaces of the process holding the branch's mount (overlay
+ * modes), bind the branch's full copy over the workspace's path, or (no bind mounts here) use the copy
+ * at its own path. `root` is the workspace's path, where the branch is shown.
+ */
+export type BranchSandboxView =
+  | { kind: "join"; pid: number; root: string }
+  | { kind: "bind"; source: string; root: string }
+  | { kind: "path"; path: string; root: string };
+
+/** Options of fork() and openBranch(). */
+export interface ForkOptions {
+  /** Overrides `shadow.mode` of the configuration. */
+  mode?: ModeSetting;
+  /** Environment for the data directory and configuration (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * A copy-on-write fork of a workspace. Node reads it through the merged view (overrides > the branch's
+ * layer > the user's folder); processes started with spawn() see it mounted at the workspace's own path,
+ * and everything they write lands in the branch's layer. The user's folder is never written.
+ */
+export class Branch {
+  readonly id: string;
+  readonly workspaceRoot: string;
+  readonly mode: BranchMode;
+  readonly dir: string;
+  /** Set when the branch is a degraded one (a full copy), to be shown to the user. */
+  readonly warning: string | undefined;
+  readonly createdAt: string;
+
+  private readonly overrideMap = new Map<string, Buffer | null>();
+  private readonly view: BranchView;
+  private readonly spec: MountSpec;
+  private readonly holder: Holder;
+  private readonly children = new Set<ChildProcess>();
+  private discarded = false;
+
+  /** Use fork() or openBranch(). */
+  constructor(record: BranchRecord, dir: string, options: { warning?: string; bind: boolean }) {
+    this.id = record.id;
+    this.workspaceRoot = record.workspaceRoot;
+    this.mode = record.mode;
+    this.dir = dir;
+    this.createdAt = record.createdAt;
+    this.warning = options.warning;
+    const paths = branchPaths(dir);
+    this.spec = {
+      root: record.workspaceRoot,
+      mode: record.mode,
+      upper: paths.upper,
+      work: paths.work,
+      tree: paths.tree,
+      holderLog: paths.holderLog,
+      bind: options.bind,
+    };
+    this.view = new BranchView(
+      { root: record.workspaceRoot, mode: record.mode, upper: paths.upper, tree: paths.tree },
+      this.overrideMap,
+    );
+    this.holder = new Holder(this.spec);
+  }
+
+  /** The content of a file in the merged view; undefined when it is absent or deleted. */
+  async read(relPath: string): Promise<Buffer | undefined> {
+    return this.view.read(normalizeRelPath(relPath));
+  }
+
+  async readText(relPath: string): Promise<string | undefined> {
+    return (await this.read(relPath))?.toString("utf8");
+  }
+
+  /** The entries of a folder of the merged view (overrides included); undefined when it is not a folder. */
+  async readdir(relPath: string): Promise<DirEntry[] | undefined> {
+    return this.view.readdir(normalizeRelPath(relPath, true));
+  }
+
+  /** What `relPath` is in the merged view (a final symlink is not followed), or undefined. */
+  async kind(relPath: string): Promise<EntryKind | undefined> {
+    return this.view.kind(normalizeRelPath(relPath));
+  }
+
+  /** Sets an in-memory override: the view shows `content` at `relPath` (a folder there is replaced). */
+  write(relPath: string, content: string | Buffer): void {
+    const path = normalizeRelPath(relPath);
+    const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : Buffer.from(content);
+    for (const key of [...this.overrideMap.keys()]) {
+      if (key !== path && isAtOrBelow(key, path)) this.overrideMap.delete(key);
+    }
+    // A file override on an ancestor becomes a deletion: the folder replaces that file.
+    for (let dir = parentOf(path); dir !== ""; dir = parentOf(dir)) {
+      if (this.overrideMap.get(dir)) this.overrideMap.set(dir, null);
+    }
+    this.overrideMap.set(path, bytes);
+  }
+
+  /** Sets an in-memory deletion of `relPath` (a folder with everything below it). */
+  remove(relPath: string): void {
+    const path = normalizeRelPath(relPath);
+    for (const key of [...this.overrideMap.keys()]) if (isAtOrBelow(key, path)) this.overrideMap.delete(key);
+    this.overrideMap.set(path, null);
+  }
+
+  /** Drops the override of `relPath` (the layers show through again). */
+  revert(relPath: string): void {
+    this.overrideMap.delete(normalizeRelPath(relPath));
+  }
+
+  overrides(): ReadonlyMap<string, Buffer | null> {
+    return this.overrideMap;
+  }
+
+  /** Paths where the branch (overrides and its layer together) differs from the user's folder. */
+  async changes(): Promise<BranchChange[]> {
+    const details = await computeChanges(this.view.layers, this.overrideMap);
+    return details.map(({ path, kind }) => ({ path, kind }));
+  }
+
+  /** A git-style unified diff from the user's folder to the branch (see diff()). */
+  async diff(options: DiffOptions = {}): Promise<string> {
+    const details = await computeChanges(this.view.layers, this.overrideMap);
+    return formatDiff(details, (rel) => this.view.read(rel), options);
+  }
+
+  /**
+   * Writes the overrides into the branch's own layer (never into the user's folder) and clears them, so
+   * that processes of the branch see them. Overlay branches are written through their mount, which
+   * keeps whiteouts and copy-ups right and is seen at once by running processes.
+   */
+  async materialize(): Promise<void> {
+    this.assertLive();
+    if (this.overrideMap.size === 0) return;
+    const sorted = [...this.overrideMap.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    // A FUSE mount serves only processes inside its user namespace: write through a process there.
+    if (this.mode === "fuse-overlayfs") return this.materializeInBranch(sorted);
+    const base = this.mode === "overlay" ? await this.holder.mountedRoot() : this.spec.tree;
+    for (const [path, value] of sorted) {
+      if (value !== null) continue;
+      await this.fsStep(path, () => rm(join(base, path), { recursive: true, force: true }));
+      this.overrideMap.delete(path);
+    }
+    for (const [path, value] of sorted) {
+      if (value === null) continue;
+      const target = join(base, path);
+      await this.fsStep(path, async () => {
+        const existing = await lstat(target).catch(() => undefined);
+        if (existing && !existing.isFile()) await rm(target, { recursive: true, force: true });
+        await mkdir(dirname(target), { recursive: true });
+        await writeFile(target, value);
+      });
+      this.overrideMap.delete(path);
+    }
+  }
+
+  private async materializeInBranch(sorted: [string, Buffer | null][]): Promise<void> {
+    const staging = join(this.dir, "staging");
+    await rm(staging, { recursive: true, force: true });
+    await mkdir(staging);
+    try {
+      const ops: string[] = [];
+      for (const [path, value] of sorted) if (value === null) ops.push("d", path, "");
+      let n = 0;
+      for (const [path, value] of sorted) {
+        if (value === null) continue;
+        const file = join(staging, String(n++));
+        await writeFile(file, value);
+        ops.push("w", path, file);
+      }
+      const child = this.spawn("sh", ["-c", MATERIALIZE_SCRIPT, "sh", ...ops], {
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let stderr = "";
+      child.stderr?.setEncoding("utf8");
+      child.stderr?.on("data", (chunk: string) => {
+        stderr += chunk;
+      });
+      const code = await new Promise<number | null>((done, fail) => {
+        child.once("error", fail);
+        child.once("close", (status) => done(status));
+      });
+      if (code !== 0) {
+        if (stderr.includes("Value too large for defined data type")) {
+          throw new ShadowError("UNMAPPED_OWNER", unmappedOwnerMessage("an override"));
+        }
+        throw new ShadowError(
+          "MOUNT_FAILED",
+          `cannot write the overrides into branch ${this.id}: ${helperReason(stderr || `exit status ${code}`)}`,
+        );
+      }
+      this.overrideMap.clear();
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+  }
+
+  private async fsStep(path: string, step: () => Promise<unknown>): Promise<void> {
+    try {
+      await step();
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code === "EOVERFLOW")
+        throw new ShadowError("UNMAPPED_OWNER", unmappedOwnerMessage(path), { cause: error });
+      throw new ShadowError(
+        "MOUNT_FAILED",
+        `cannot write ${path} in branch ${this.id}: ${code ?? String(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+
+  /**
+   * Starts a process that sees the branch mounted at the workspace's own path; what it writes lands in
+   * the branch's layer. Overrides are not visible to it until materialize(). If the branch cannot be
+   * mounted, the process exits 125 with the reason on stderr.
+   */
+  spawn(
+    command: string,
+    args: string[],
+    options: { cwd?: string; env?: NodeJS.ProcessEnv } & Omit<SpawnInBranchOptions, "cwd" | "env"> = {},
+  ): ChildProcess {
+    this.assertLive();
+    const child = spawnInBranch(this.spec, this.holder, command, args, options);
+    this.children.add(child);
+    child.once("exit", () => this.children.delete(child));
+    child.once("error", () => this.children.delete(child));
+    return child;
+  }
+
+  /**
+   * How the sandbox (src/sandbox) shows this branch to a command: the holder's pid, whose namespaces have
+   * the branch mounted at the workspace's path (overlay modes; resolves once it is mounted), a copy to
+   * bind at that path, or the copy's own path when bind mounts are unavailable.
+   */
+  async sandboxView(): Promise<BranchSandboxView> {
+    this.assertLive();
+    const root = this.spec.root;
+    if (this.spec.mode === "overlay" || this.spec.mode === "fuse-overlayfs") {
+      // waits on the holder's mount table: a FUSE mount cannot be looked at from outside its namespace
+      return { kind: "join", pid: await this.holder.mounted(), root };
+    }
+    if (this.spec.bind) return { kind: "bind", source: this.spec.tree, root };
+    return { kind: "path", path: this.spec.tree, root };
+  }
+
+  /** The pid of the process holding the branch's mount (overlay modes), while there is one. */
+  get mountPid(): number | undefined {
+    return this.holder.running ? this.holder.currentPid : undefined;
+  }
+
+  /** Unmounts the branch (its data stays on disk); a later spawn() mounts it again. */
+  async close(): Promise<void> {
+    await this.holder.stop();
+  }
+
+  /** Kills the branch's processes, unmounts it and deletes its directory. */
+  async discard(): Promise<void> {
+    this.discarded = true;
+    for (const child of this.children) {
+      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) continue;
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+    }
+    this.children.clear();
+    await this.holder.stop();
+    await removeBranchDir(this.dir);
+  }
+
+  get isDiscarded(): boolean {
+    return this.discarded;
+  }
+
+  private assertLive(): void {
+    if (this.discarded) throw new ShadowError("BRANCH_NOT_FOUND", `branch ${this.id} has been discarded`);
+  }
+}
+
+async function resolveWorkspace(workspaceRoot: string): Promise<string> {
+  try {
+    return await resolveRoot(workspaceRoot);
+  } catch (error) {
+    if (error instanceof WorkspaceError) {
+      throw new ShadowError("WORKSPACE_MISSING", error.message, { cause: error });
+    }
+    throw error;
+  }
+}
+
+async function realOrResolved(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** The data directory, refusing one inside the workspace (a branch is mounted over the workspace). */
+async function checkedDataDir(realRoot: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const data = dataDir(env);
+  const real = await realOrResolved(data);
+  if (real === realRoot || real.startsWith(`${realRoot}/`)) {
+    throw new ShadowError(
+      "DATA_DIR_INSIDE_WORKSPACE",
+      `the umbra data directory ${real} is inside the workspace ${realRoot}; set UMBRA_HOME elsewhere`,
+    );
+  }
+  return data;
+}
+
+function copyTree(from: string, to: string, reflink: boolean): Promise<void> {
+  return new Promise((done, fail) => {
+    execFile(
+      "cp",
+      ["-a", `--reflink=${reflink ? "auto" : "never"}`, "--", `${from}/.`, `${to}/`],
+      { maxBuffer: 16 * 1024 * 1024 },
+      (error, _stdout, stderr) => {
+        if (!error) {
+          done();
+          return;
+        }
+        const reason = stderr.trim().split("\n")[0] || error.message;
+        fail(
+          new ShadowError("COPY_FAILED", `cannot copy the workspace into the branch: ${reason}`, {
+            cause: error,
+          }),
+        );
+      },
+    );
+  });
+}
+
+/**
+ * Forks a workspace. Overlay modes only create the branch's directory and branch.json (the cost does not
+ * grow with the workspace); copy modes copy the whole folder now.
+ */
+export async function fork(workspaceRoot: string, options: ForkOptions = {}): Promise<Branch> {
+  const env = options.env ?? process.env;
+  const realRoot = await resolveWorkspace(workspaceRoot);
+  const setting = options.mode ?? loadConfig({ workspaceRoot: realRoot, env }).shadow.mode;
+  const data = await checkedDataDir(realRoot, env);
+  const choice = await chooseMode(setting, {
+    probeDir: join(data, "tmp"),
+    workspaceRoot: realRoot,
+    dataDir: data,
+  });
+  const { dir, record } = await createBranchDir(realRoot, choice.mode, env);
+  if (choice.mode === "reflink" || choice.mode === "copy") {
+    try {
+      await copyTree(realRoot, branchPaths(dir).tree, choice.mode === "reflink");
+    } catch (error) {
+      await removeBranchDir(dir);
+      throw error;
+    }
+  }
+  return new Branch(record, dir, {
+    ...(choice.warning ? { warning: choice.warning } : {}),
+    bind: choice.bind,
+  });
+}
+
+/**
+ * Opens a branch from disk (after a restart or a crash) and makes this process its owner.
+ * BRANCH_NOT_FOUND when there is none; CORRUPT_BRANCH when its branch.json or layers are unusable.
+ */
+export async function openBranch(
+  workspaceRoot: string,
+  id: string,
+  options: ForkOptions = {},
+): Promise<Branch> {
+  const env = options.env ?? process.env;
+  const realRoot = await resolveWorkspace(workspaceRoot);
+  if (!isBranchId(id))
+    throw new ShadowError("BRANCH_NOT_FOUND", `no branch ${JSON.stringify(id)} in ${realRoot}`);
+  const dir = join(branchesRoot(realRoot, env), id);
+  const record = await readRecord(dir);
+  if (record.id !== id || record.workspaceRoot !== realRoot) {
+    throw new ShadowError(
+      "CORRUPT_BRANCH",
+      `${branchPaths(dir).record} names another branch or workspace; the branch is stale and can be removed`,
+    );
+  }
+  const paths = branchPaths(dir);
+  const layers =
+    record.mode === "overlay" || record.mode === "fuse-overlayfs" ? [paths.upper, paths.work] : [paths.tree];
+  for (const layer of layers) {
+    const info = await lstat(layer).catch(() => undefined);
+    if (!info?.isDirectory()) {
+      throw new ShadowError(
+        "CORRUPT_BRANCH",
+        `branch ${id} has no ${layer}; the branch is stale and can be removed`,
+      );
+    }
+  }
+  const owned = ownedRecord({
+    id: record.id,
+    workspaceRoot: record.workspaceRoot,
+    mode: record.mode,
+    createdAt: record.createdAt,
+  });
+  await writeRecord(dir, owned);
+  let bind = true;
+  if (record.mode === "reflink" || record.mode === "copy") {
+    const data = await checkedDataDir(realRoot, env);
+    bind = (await probeModes(join(data, "tmp"))).bind.ok;
+  }
+  return new Branch(owned, dir, { bind });
+}
+
+/** A branch found on disk. */
+export interface BranchInfo {
+  id: string;
+  dir: string;
+  mode?: BranchMode;
+  createdAt?: string;
+  ownerPid?: number;
+  ownerAlive: boolean;
+  /** The owner is gone (or branch.json is unusable): gc() removes it once old enough. */
+  stale: boolean;
+  /** Why branch.json is unusable. */
+  problem?: string;
+}
+
+export async function listBranches(
+  workspaceRoot: string,
+  options: { env?: NodeJS.ProcessEnv } = {},
+): Promise<BranchInfo[]> {
+  const realRoot = await resolveWorkspace(workspaceRoot);
+  const stored = await listStored(realRoot, options.env ?? process.env);
+  return stored.map((entry) => ({
+    id: entry.id,
+    dir: entry.dir,
+    ...(entry.record
+      ? { mode: entry.record.mode, createdAt: entry.record.createdAt, ownerPid: entry.record.ownerPid }
+      : {}),
+    ownerAlive: entry.ownerAlive,
+    stale: !entry.ownerAlive,
+    ...(entry.problem ? { problem: entry.problem } : {}),
+  }));
+}
+
+/** Kills the branch's processes, unmounts it and deletes its directory. */
+export function discard(branch: Branch): Promise<void> {
+  return branch.discard();
+}
+
+/** Deletes a branch by id, e.g. a stale one with a corrupt branch.json. */
+export async function removeBranch(
+  workspaceRoot: string,
+  id: string,
+  options: { env?: NodeJS.ProcessEnv } = {},
+): Promise<void> {
+  const realRoot = await resolveWorkspace(workspaceRoot);
+  if (!isBranchId(id))
+    throw new ShadowError("BRANCH_NOT_FOUND", `no branch ${JSON.stringify(id)} in ${realRoot}`);
+  await removeBranchDir(join(branchesRoot(realRoot, options.env ?? process.env), id));
+}
+
+export interface GcOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Overrides `shadow.gcAfterHours`. */
+  maxAgeHours?: number;
+  now?: number;
+}
+
+export interface GcResult {
+  removed: string[];
+  kept: string[];
+  /** One line per corrupt branch met (each is removed once old enough). */
+  problems: string[];
+}
+
+/**
+ * Removes the branches whose owner process is gone and that are older than `shadow.gcAfterHours`
+ * (corrupt ones included, aged by their directory's mtime).
+ */
+export async function gc(workspaceRoot: string, options: GcOptions = {}): Promise<GcResult> {
+  const env = options.env ?? process.env;
+  const realRoot = await resolveWorkspace(workspaceRoot);
+  const maxAgeHours = options.maxAgeHours ?? loadConfig({ workspaceRoot: realRoot, env }).shadow.gcAfterHours;
+  const now = options.now ?? Date.now();
+  const result: GcResult = { removed: [], kept: [], problems: [] };
+  for (const entry of await listStored(realRoot, env)) {
+    if (entry.problem) result.problems.push(`${entry.id}: ${entry.problem}`);
+    const old = now - entry.createdMs >= maxAgeHours * 3_600_000;
+    if (entry.ownerAlive || !old) {
+      result.kept.push(entry.id);
+      continue;
+    }
+    await removeBranchDir(entry.dir);
+    result.removed.push(entry.id);
+  }
+  return result;
+}
+
+/** A git-style unified diff from the user's folder to the branch; `git apply` accepts it. */
+export function diff(branch: Branch, options: DiffOptions = {}): Promise<string> {
+  return branch.diff(options);
+}

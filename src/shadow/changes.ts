@@ -1,0 +1,208 @@
+import type { Dirent, Stats } from "node:fs";
+import { lstat, readdir, readFile, readlink } from "node:fs/promises";
+import { join } from "node:path";
+import { errnoCode } from "./errors.js";
+import { opaqueDirs } from "./helper.js";
+import { isAtOrBelow, joinRel } from "./relpath.js";
+import { FUSE_OPAQUE_MARK, FUSE_WHITEOUT_PREFIX, isWhiteout, type ViewLayers } from "./view.js";
+
+export type ChangeKind = "added" | "modified" | "deleted";
+
+/** A path whose content in the branch differs from the user's folder. */
+export interface BranchChange {
+  path: string;
+  kind: ChangeKind;
+}
+
+export type GitMode = "100644" | "100755" | "120000";
+
+/** One side (the user's folder, or the branch) of a changed path. */
+export interface Side {
+  mode: GitMode;
+  load(): Promise<Buffer>;
+  /** Host stats, when the side is a file on disk. */
+  stats?: Stats;
+}
+
+export interface ChangeDetail extends BranchChange {
+  /** The user's folder (absent for added). */
+  old?: Side;
+  /** The branch (absent for deleted). */
+  new?: Side;
+}
+
+/** `.git` folders are never part of a branch's changes. */
+function isGitPath(rel: string): boolean {
+  return rel === ".git" || rel.startsWith(".git/") || rel.includes("/.git/") || rel.endsWith("/.git");
+}
+
+async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
+  try {
+    return await lstat(path);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw error;
+  }
+}
+
+/** A side for a file or symlink on disk; undefined for anything else. */
+function diskSide(path: string, info: Stats): Side | undefined {
+  if (info.isSymbolicLink()) {
+    return { mode: "120000", stats: info, load: async () => Buffer.from(await readlink(path), "utf8") };
+  }
+  if (info.isFile()) {
+    return { mode: info.mode & 0o111 ? "100755" : "100644", stats: info, load: () => readFile(path) };
+  }
+  return undefined;
+}
+
+/** Every file and symlink at or below `rel` of the folder `base`, `.git` folders left out. */
+async function collectFiles(base: string, rel: string, out: Map<string, Side>): Promise<void> {
+  if (isGitPath(rel)) return;
+  const path = join(base, rel);
+  const info = await lstatOrUndefined(path);
+  if (!info) return;
+  if (!info.isDirectory()) {
+    const side = diskSide(path, info);
+    if (side) out.set(rel, side);
+    return;
+  }
+  let names: string[];
+  try {
+    names = await readdir(path);
+  } catch (error) {
+    if (errnoCode(error) === "ENOENT") return;
+    throw error;
+  }
+  for (const name of names) await collectFiles(base, joinRel(rel, name), out);
+}
+
+/** Whether two sides hold different content or modes. `trustMtime`: equal size and mtime mean equal. */
+async function differs(a: Side, b: Side, trustMtime: boolean): Promise<boolean> {
+  if (a.mode !== b.mode) return true;
+  if (a.stats && b.stats) {
+    if (a.stats.size !== b.stats.size) return true;
+    if (trustMtime && a.stats.mtimeMs === b.stats.mtimeMs) return false;
+  }
+  const [x, y] = await Promise.all([a.load(), b.load()]);
+  return !x.equals(y);
+}
+
+/**
+ * The view's files that may differ from the user's folder: path → its side in the branch, or null when
+ * the branch has no file there. Overlay modes walk only the upper layer (plus the lower folders it
+ * deletes or hides); copy modes compare the whole copy with the whole folder.
+ */
+async function layerCandidates(layers: ViewLayers): Promise<Map<string, Side | null>> {
+  const view = new Map<string, Side | null>();
+  const lower = layers.root;
+  if (layers.mode === "reflink" || layers.mode === "copy") {
+    const tree = new Map<string, Side>();
+    const user = new Map<string, Side>();
+    await Promise.all([collectFiles(layers.tree, "", tree), collectFiles(lower, "", user)]);
+    for (const [rel, side] of tree) view.set(rel, side);
+    for (const rel of user.keys()) if (!tree.has(rel)) view.set(rel, null);
+    return view;
+  }
+  const fuse = layers.mode === "fuse-overlayfs";
+  const upper = layers.upper;
+  const deletedRoots: string[] = [];
+  const mergedDirs: string[] = [];
+  const walk = async (dirRel: string): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(join(upper, dirRel), { withFileTypes: true });
+    } catch (error) {
+      if (errnoCode(error) === "ENOENT") return;
+      throw error;
+    }
+    for (const entry of entries) {
+      const name = entry.name;
+      if (fuse && name.startsWith(FUSE_WHITEOUT_PREFIX)) {
+        if (name === FUSE_OPAQUE_MARK) deletedRoots.push(dirRel);
+        else deletedRoots.push(joinRel(dirRel, name.slice(FUSE_WHITEOUT_PREFIX.length)));
+        continue;
+      }
+      const rel = joinRel(dirRel, name);
+      if (isGitPath(rel)) continue;
+      const path = join(upper, rel);
+      if (entry.isCharacterDevice()) {
+        const info = await lstatOrUndefined(path);
+        if (info && isWhiteout(info)) deletedRoots.push(rel);
+        continue;
+      }
+      const lowerInfo = await lstatOrUndefined(join(lower, rel));
+      if (entry.isDirectory()) {
+        if (lowerInfo?.isDirectory()) mergedDirs.push(rel);
+        else if (lowerInfo) deletedRoots.push(rel);
+        await walk(rel);
+        continue;
+      }
+      const info = await lstatOrUndefined(path);
+      const side = info && diskSide(path, info);
+      if (!side) continue;
+      view.set(rel, side);
+      if (lowerInfo?.isDirectory()) deletedRoots.push(rel);
+    }
+  };
+  await walk("");
+  if (mergedDirs.length > 0) {
+    const opaque = await opaqueDirs(mergedDirs.map((rel) => join(upper, rel)));
+    for (const rel of mergedDirs) if (opaque.has(join(upper, rel))) deletedRoots.push(rel);
+  }
+  for (const root of deletedRoots) {
+    const hidden = new Map<string, Side>();
+    await collectFiles(lower, root, hidden);
+    for (const rel of hidden.keys()) if (!view.has(rel)) view.set(rel, null);
+  }
+  return view;
+}
+
+/**
+ * Every path where the branch (overrides and its layer together) differs from the user's folder, sorted
+ * by path, with both sides for diffing. `.git` folders are left out.
+ */
+export async function computeChanges(
+  layers: ViewLayers,
+  overrides: ReadonlyMap<string, Buffer | null>,
+): Promise<ChangeDetail[]> {
+  const view = await layerCandidates(layers);
+  const lower = layers.root;
+  const copyMode = layers.mode === "reflink" || layers.mode === "copy";
+  const lowerBelow = async (rel: string): Promise<string[]> => {
+    const found = new Map<string, Side>();
+    await collectFiles(lower, rel, found);
+    return [...found.keys()];
+  };
+  for (const [path, value] of overrides) {
+    if (value !== null || isGitPath(path)) continue;
+    for (const key of view.keys()) if (isAtOrBelow(key, path)) view.set(key, null);
+    for (const rel of await lowerBelow(path)) view.set(rel, null);
+  }
+  for (const [path, value] of overrides) {
+    if (value === null || isGitPath(path)) continue;
+    for (const key of view.keys()) if (key !== path && isAtOrBelow(key, path)) view.set(key, null);
+    for (const rel of await lowerBelow(path)) if (rel !== path) view.set(rel, null);
+    let previous = view.get(path);
+    if (previous === undefined) {
+      const info = await lstatOrUndefined(join(lower, path));
+      previous = info ? (diskSide(join(lower, path), info) ?? null) : null;
+    }
+    const mode: GitMode = previous && previous.mode !== "120000" ? previous.mode : "100644";
+    view.set(path, { mode, load: async () => value });
+  }
+  const out: ChangeDetail[] = [];
+  for (const [path, side] of view) {
+    const info = await lstatOrUndefined(join(lower, path));
+    const old = info ? diskSide(join(lower, path), info) : undefined;
+    if (side === null) {
+      if (old) out.push({ path, kind: "deleted", old });
+    } else if (!old) {
+      out.push({ path, kind: "added", new: side });
+    } else if (await differs(old, side, copyMode)) {
+      out.push({ path, kind: "modified", old, new: side });
+    }
+  }
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}

@@ -1,0 +1,24 @@
+export {
+  Branch,
+  type BranchChange,
+  type BranchInfo,
+  type BranchSandboxView,
+  type DirEntry,
+  diff,
+  discard,
+  type EntryKind,
+  type ForkOptions,
+  fork,
+  type GcOptions,
+  type GcResult,
+  gc,
+  listBranches,
+  openBranch,
+  removeBranch,
+} from "./branch.js";
+export type { ChangeKind } from "./changes.js";
+export type { DiffOptions } from "./diff.js";
+export { ShadowError, type ShadowErrorCode } from "./errors.js";
+export { helperLocation } from "./helper.js";
+export { type BranchMode, type ModeChoice, type ModeSetting, type ProbeResult, probeModes } from "./modes.js";
+export { type RunOptions, type RunResult, run } from "./run.js";

@@ -1,0 +1,132 @@
+import { spawnSync } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fork } from "../../src/shadow/index.js";
+import { cleanup, copyExamples, fingerprint, tempDir } from "../helpers/workspace.js";
+
+const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
+
+let home: string;
+let root: string;
+let env: NodeJS.ProcessEnv;
+
+function umbra(args: string[], input?: string) {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    env,
+    input,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+beforeEach(async () => {
+  home = await tempDir("lint-home");
+  root = await copyExamples();
+  env = { ...process.env, UMBRA_HOME: home, XDG_CONFIG_HOME: join(home, "config") };
+});
+afterEach(async () => {
+  await cleanup(home, join(root, ".."));
+});
+
+describe("umbra lint", () => {
+  it("reports what an edit introduces, without writing the file, and exits 1 on introduced errors", async () => {
+    const before = await fingerprint(root);
+    const original = await readFile(join(root, "billing", "invoice.ts"), "utf8");
+    const edited = original.replace(
+      "return item.unitPrice.cents * item.quantity;",
+      'return "x" + item.unitPrice.cents * item.quantity;',
+    );
+    expect(edited).not.toBe(original);
+
+    const fromStdin = umbra(
+      ["lint", "billing/invoice.ts", "--root", root, "--content", "-", "--json"],
+      edited,
+    );
+    expect(fromStdin.stderr).toBe("");
+    expect(fromStdin.code).toBe(1);
+    const result = JSON.parse(fromStdin.stdout) as {
+      path: string;
+      language: string;
+      introduced: { line: number; severity: string; message: string }[];
+      partial: boolean;
+    };
+    expect(result.path).toBe("billing/invoice.ts");
+    expect(result.partial).toBe(false);
+    expect(result.introduced).toEqual(
+      expect.arrayContaining([expect.objectContaining({ line: 23, severity: "error" })]),
+    );
+
+    const contentFile = join(root, "..", "edited.ts");
+    await writeFile(contentFile, edited);
+    const human = umbra([
+      "lint",
+      join(root, "billing", "invoice.ts"),
+      "--root",
+      root,
+      "--content",
+      contentFile,
+    ]);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toMatch(/billing\/invoice\.ts:23:\d+: error .*\[introduced\]/);
+
+    const asItIs = umbra(["lint", "billing/invoice.ts", "--root", root]);
+    expect(asItIs.code).toBe(0);
+    expect(asItIs.stdout).toMatch(/0 diagnostic\(s\) in billing\/invoice\.ts, 0 introduced/);
+
+    expect(await fingerprint(root)).toBe(before);
+    expect(umbra(["shadow", "list", "--root", root, "--json"]).stdout.trim()).toBe("[]");
+  });
+
+  it("rejects bad input with exit 2 and a one-line reason", () => {
+    const missing = umbra(["lint", "billing/nope.ts", "--root", root]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/does not exist/);
+    const outside = umbra(["lint", "/etc/hostname", "--root", root]);
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toMatch(/not inside the workspace/);
+    const unknown = umbra(["lint", "docs/operations.md", "--root", root]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no language server/);
+    const badContent = umbra(["lint", "billing/invoice.ts", "--root", root, "--content", join(root, "nope")]);
+    expect(badContent.code).toBe(2);
+  });
+});
+
+describe("umbra shadow", () => {
+  it("lists a branch, prints its diff, and discards it", async () => {
+    const before = await fingerprint(root);
+    const branch = await fork(root, { env });
+    branch.write("billing/tax.ts", "export const RATE = 0.2;\n");
+    branch.write("notes.txt", "new file\n");
+    await branch.materialize();
+    await branch.close();
+
+    const list = umbra(["shadow", "list", "--root", root, "--json"]);
+    expect(list.code).toBe(0);
+    expect((JSON.parse(list.stdout) as { id: string }[]).map((b) => b.id)).toEqual([branch.id]);
+
+    const diff = umbra(["shadow", "diff", branch.id, "--root", root]);
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toMatch(/^diff --git a\/billing\/tax\.ts b\/billing\/tax\.ts$/m);
+    expect(diff.stdout).toMatch(/^\+export const RATE = 0\.2;$/m);
+    expect(diff.stdout).toMatch(/^diff --git a\/notes\.txt b\/notes\.txt$/m);
+
+    expect(umbra(["shadow", "diff", "no-such-branch", "--root", root]).code).toBe(2);
+    const discard = umbra(["shadow", "discard", branch.id, "--root", root]);
+    expect(discard.code).toBe(0);
+    expect(umbra(["shadow", "list", "--root", root, "--json"]).stdout.trim()).toBe("[]");
+    expect(await fingerprint(root)).toBe(before);
+  });
+});
+
+describe("umbra demo", () => {
+  it("indexes, searches and lints an agent's edit in a shadow branch of a copy of examples/", () => {
+    const demo = umbra(["demo"]);
+    expect(demo.code).toBe(0);
+    expect(demo.stdout).toMatch(/indexed 9 files/);
+    expect(demo.stdout).toMatch(/billing\/invoice\.ts:1:\d+: error .*formatMoney.*\[introduced\]/);
+    expect(demo.stdout).toMatch(/billing\/money\.ts on disk is unchanged: true/);
+  });
+});

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LspHost } from "../../src/lsp/host.js";
+import { which } from "../../src/lsp/registry.js";
+import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
+import { isRunning, MemoryBranch, writeTree } from "./helpers.js";
+
+const hasGopls = which("gopls") !== undefined && which("go") !== undefined;
+const hasClangd = which("clangd") !== undefined;
+
+const MATH_GO = `package calc
+
+// Add adds.
+func Add(a, b int) int { return a + b }
+`;
+const USE_GO = `package calc
+
+func Use() int { return Add(1, 2) }
+`;
+const MATH_H = `int add(int a, int b);
+`;
+const USE_C = `#include "math.h"
+
+int use(void) { return add(1, 2); }
+int broken(void) { return missing_before; }
+`;
+
+let dir: string;
+let goRoot: string;
+let cRoot: string;
+let host: LspHost;
+const fingerprints = new Map<string, string>();
+
+beforeAll(async () => {
+  dir = await tempDir("lsp-go-c");
+  goRoot = `${dir}/goproj`;
+  cRoot = `${dir}/cproj`;
+  await writeTree(goRoot, {
+    "go.mod": "module example.com/calc\n\ngo 1.19\n",
+    "math.go": MATH_GO,
+    "use.go": USE_GO,
+  });
+  await writeTree(cRoot, {
+    "compile_commands.json": JSON.stringify([
+      { directory: cRoot, file: "use.c", arguments: ["cc", "-c", "use.c"] },
+    ]),
+    "math.h": MATH_H,
+    "use.c": USE_C,
+  });
+  for (const root of [goRoot, cRoot]) fingerprints.set(root, await fingerprint(root));
+  host = new LspHost({ env: { ...process.env, GOPROXY: "off" } });
+});
+
+afterAll(async () => {
+  const pids = host.status().map((s) => s.pid);
+  await host.shutdown();
+  expect(pids.some(isRunning)).toBe(false);
+  for (const [root, print] of fingerprints) expect(await fingerprint(root)).toBe(print);
+  await cleanup(dir);
+});
+
+describe("Go (gopls)", () => {
+  it.skipIf(!hasGopls)("lints an edit with cross-file effects and navigates", async () => {
+    const branch = new MemoryBranch("go", goRoot);
+    const result = await host.lint(branch, "math.go", {
+      content: `${MATH_GO.replace("func Add(a, b int) int { return a + b }", "func Add(a int) int { return a }")}\nvar x = onlyHere\n`,
+    });
+    expect(result.partial).toBe(false);
+    expect(result.introduced.map((d) => d.message)).toEqual([expect.stringContaining("onlyHere")]);
+    expect(result.otherFiles.map((f) => f.path)).toEqual(["use.go"]);
+    expect(result.otherFiles[0]?.introduced[0]?.message).toMatch(/too many arguments/);
+
+    const nav = new MemoryBranch("go-nav", goRoot, { "math.go": `// shifted\n${MATH_GO}` });
+    const definition = await host.definition(nav, "use.go", { line: 3, column: 25 });
+    expect(definition[0]).toMatchObject({ path: "math.go", line: 5, external: false });
+    const symbols = await host.documentSymbols(nav, "math.go");
+    expect(symbols.map((s) => s.name)).toContain("Add");
+  });
+});
+
+describe("C (clangd)", () => {
+  it.skipIf(!hasClangd)("lints an edit against the unedited file and navigates", async () => {
+    const branch = new MemoryBranch("c", cRoot);
+    const asIs = await host.lint(branch, "use.c");
+    expect(asIs.diagnostics.map((d) => d.line)).toEqual([4]);
+    const result = await host.lint(branch, "use.c", {
+      content: `// new first line\n${USE_C}int more(void) { return only_here; }\n`,
+    });
+    expect(result.diagnostics.map((d) => d.line)).toEqual([5, 6]);
+    expect(result.introduced.map((d) => [d.line, d.message])).toEqual([
+      [6, "Use of undeclared identifier 'only_here'"],
+    ]);
+    const definition = await host.definition(branch, "use.c", { line: 3, column: 24 });
+    expect(definition[0]).toMatchObject({ path: "math.h", line: 1 });
+    const symbols = await host.documentSymbols(branch, "use.c");
+    expect(symbols.map((s) => s.name)).toEqual(expect.arrayContaining(["use", "broken"]));
+  });
+});

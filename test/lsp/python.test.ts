@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LspHost } from "../../src/lsp/host.js";
+import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
+import { isRunning, MemoryBranch, writeTree } from "./helpers.js";
+
+const MATHX = `def add(a: int, b: int) -> int:
+    return a + b
+
+
+broken: int = "not a number"
+`;
+
+const USE = `from pkg.mathx import add
+
+three: int = add(1, 2)
+`;
+
+let dir: string;
+let root: string;
+let host: LspHost;
+let before: string;
+
+beforeAll(async () => {
+  dir = await tempDir("lsp-py");
+  root = `${dir}/project`;
+  await writeTree(root, {
+    "pyproject.toml": '[project]\nname = "pkg"\nversion = "0.1.0"\n',
+    "pkg/__init__.py": "",
+    "pkg/mathx.py": MATHX,
+    "pkg/use.py": USE,
+  });
+  before = await fingerprint(root);
+  host = new LspHost();
+});
+
+afterAll(async () => {
+  const pids = host.status().map((s) => s.pid);
+  await host.shutdown();
+  expect(pids.some(isRunning)).toBe(false);
+  expect(await fingerprint(root)).toBe(before);
+  await cleanup(dir);
+});
+
+describe("Python (pyright)", () => {
+  it("reports introduced errors, cross-file breakage, and nothing pre-existing", async () => {
+    expect(host.detect(root, "pkg/use.py")).toMatchObject({ languageId: "python", marker: "pyproject.toml" });
+    const branch = new MemoryBranch("edit", root);
+    const asIs = await host.lint(branch, "pkg/mathx.py");
+    expect(asIs.diagnostics.map((d) => [d.line, d.severity])).toEqual([[5, "error"]]);
+    expect(asIs.introduced).toEqual([]);
+
+    const edited = await host.lint(branch, "pkg/mathx.py", {
+      content: `import os\n${MATHX.replace("add(a: int, b: int)", "add(a: int)").replace("a + b", "a")}y = onlyHere\n`,
+    });
+    expect(edited.partial).toBe(false);
+    expect(edited.diagnostics.map((d) => d.line)).toEqual([6, 7]);
+    expect(edited.introduced.map((d) => [d.line, d.message])).toEqual([[7, '"onlyHere" is not defined']]);
+    expect(edited.otherFiles.map((f) => f.path)).toEqual(["pkg/use.py"]);
+    expect(edited.otherFiles[0]?.introduced[0]).toMatchObject({
+      path: "pkg/use.py",
+      line: 3,
+      severity: "error",
+    });
+    expect(edited.version).toBeGreaterThan(0);
+  });
+
+  it("navigates the branch's state with relative paths", async () => {
+    const branch = new MemoryBranch("nav", root, { "pkg/mathx.py": `# moved down\n${MATHX}` });
+    const definition = await host.definition(branch, "pkg/use.py", { line: 3, column: 14 });
+    expect(definition[0]).toMatchObject({ path: "pkg/mathx.py", line: 2, external: false });
+    const references = await host.references(branch, "pkg/mathx.py", { line: 2, column: 5 });
+    expect(references.map((r) => `${r.path}:${r.line}`).sort()).toEqual([
+      "pkg/mathx.py:2",
+      "pkg/use.py:1",
+      "pkg/use.py:3",
+    ]);
+    const hover = await host.hover(branch, "pkg/use.py", { line: 3, column: 14 });
+    expect(hover?.text).toMatch(/def add\(\s*a: int,\s*b: int\s*\) -> int/);
+    const symbols = await host.documentSymbols(branch, "pkg/mathx.py");
+    expect(symbols.map((s) => s.name)).toEqual(expect.arrayContaining(["add", "broken"]));
+    const found = await host.workspaceSymbols(branch, "add", { languages: ["python"] });
+    expect(found.some((s) => s.name === "add" && s.location.path === "pkg/mathx.py")).toBe(true);
+  });
+
+  it("keeps two interleaved branches apart", async () => {
+    const a = new MemoryBranch("A", root);
+    const b = new MemoryBranch("B", root);
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        host.lint(i % 2 === 0 ? a : b, "pkg/mathx.py", {
+          content: `${MATHX}z = only${i % 2 === 0 ? "A" : "B"}${i}\n`,
+        }),
+      ),
+    );
+    runs.forEach((result, i) => {
+      expect(result.introduced.map((d) => d.message)).toEqual([
+        `"only${i % 2 === 0 ? "A" : "B"}${i}" is not defined`,
+      ]);
+    });
+  });
+});
