@@ -29,11 +29,13 @@ const QUERIES = [
  * An agent's edit in a shadow branch: the language server reports what the edit broke, here and in the
  * file that uses it, while the copy of examples/ stays untouched.
  */
-async function demoShadowLint(root: string, lsp: UmbraConfig["lsp"]): Promise<void> {
+async function demoShadowLint(root: string, config: UmbraConfig): Promise<void> {
   const file = "billing/money.ts";
   const branch = await fork(root);
-  const host = new LspHost({ config: lsp, launcher: branchLauncher(branch) });
+  let host: LspHost | undefined;
   try {
+    const { launcher } = await branchLauncher(branch, config);
+    host = new LspHost({ config: config.lsp, launcher });
     const original = (await branch.readText(file)) ?? "";
     branch.write(file, original.replace("export function formatMoney(", "export function renderMoney("));
     process.stdout.write(
@@ -45,7 +47,7 @@ async function demoShadowLint(root: string, lsp: UmbraConfig["lsp"]): Promise<vo
       `  ${file} on disk is unchanged: ${(await readFile(join(root, file), "utf8")) === original}\n`,
     );
   } finally {
-    await host.shutdown();
+    await host?.shutdown();
     await branch.discard();
   }
 }
@@ -82,7 +84,7 @@ export function registerDemo(program: Command): void {
         } finally {
           index.close();
         }
-        await demoShadowLint(root, config.lsp);
+        await demoShadowLint(root, config);
       } finally {
         await rm(work, { recursive: true, force: true });
       }

@@ -93,15 +93,18 @@ export function registerLint(program: Command): void {
       }
       const config = configFor(root);
       const branch = await fork(root);
-      const host = new LspHost({ config: config.lsp, launcher: branchLauncher(branch) });
+      let host: LspHost | undefined;
       try {
+        const { launcher, warnings } = await branchLauncher(branch, config);
+        for (const warning of warnings) process.stderr.write(`umbra: ${warning}\n`);
+        host = new LspHost({ config: config.lsp, launcher });
         if (!host.detect(root, rel)) throw new UsageError(`no language server handles ${rel}`);
         const result = await host.lint(branch, rel, content === undefined ? {} : { content });
         if (flags.json) printJson(result);
         else process.stdout.write(formatLint(result));
         if (failingErrors(result, content !== undefined) > 0) process.exitCode = 1;
       } finally {
-        await host.shutdown();
+        await host?.shutdown();
         await branch.discard();
       }
     });

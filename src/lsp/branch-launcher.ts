@@ -1,11 +1,53 @@
+import { mkdir } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import type { UmbraConfig } from "../config/config.js";
+import { loadAdminPolicy, prepareSandbox, resolvePolicy } from "../sandbox/index.js";
 import type { Branch } from "../shadow/index.js";
 import type { Launcher } from "./types.js";
 
+/** The helper's report descriptor (see src/sandbox/linux.ts); drained so the helper never blocks on it. */
+const REPORT_FD = 4;
+
 /**
- * Starts language servers inside a shadow branch, mounted at the workspace's own path: the server sees
- * the user's files (and the branch's own layer), and whatever it writes (caches, build info, clangd's
- * index) lands in the branch, never in the user's folder.
+ * Per-user caches that servers must be able to write or they quietly stop answering (gopls keeps its
+ * type-checking cache in `~/.cache/gopls`; without it every diagnostic comes back empty).
  */
-export function branchLauncher(branch: Branch): Launcher {
-  return (spec) => branch.spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: "pipe" });
+async function serverCaches(env: NodeJS.ProcessEnv): Promise<string[]> {
+  const cacheHome = env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache");
+  const dirs = [join(cacheHome, "gopls"), join(cacheHome, "clangd")];
+  await Promise.all(dirs.map((dir) => mkdir(dir, { recursive: true }).catch(() => undefined)));
+  return dirs;
+}
+
+/**
+ * Starts language servers inside a shadow branch, mounted at the workspace's own path, confined by the
+ * sandbox: no network, ignored files hidden, protected paths read-only, and every write (caches, build
+ * info, clangd's index) landing in the branch, never in the user's folder. A server lives for many
+ * requests, so the per-command wall-time and CPU limits do not apply to it.
+ */
+export async function branchLauncher(
+  branch: Branch,
+  config: Pick<UmbraConfig, "sandbox" | "index">,
+): Promise<{ launcher: Launcher; warnings: string[] }> {
+  const { policy, warnings } = await resolvePolicy({
+    workspace: branch.workspaceRoot,
+    config: config.sandbox,
+    flags: {
+      mode: "workspace-write",
+      network: false,
+      writableRoots: await serverCaches(process.env),
+      limits: { cpuSeconds: 0, timeoutMs: 0 },
+    },
+    admin: await loadAdminPolicy(),
+    walk: config.index.excludeDirs ? { excludeDirs: config.index.excludeDirs } : {},
+  });
+  const sandbox = await prepareSandbox(policy, { branch });
+  const launcher: Launcher = (spec) => {
+    const child = sandbox.spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env });
+    (child.stdio[REPORT_FD] as Readable | null | undefined)?.resume();
+    return child;
+  };
+  return { launcher, warnings };
 }

@@ -45,7 +45,7 @@ export {
   SECRET_ENV_PATTERNS,
   type WorkspacePaths,
 } from "./policy.js";
-export { runSandboxed, SandboxError, sandboxSupport } from "./run.js";
+export { type PreparedSandbox, prepareSandbox, runSandboxed, SandboxError, sandboxSupport } from "./run.js";
 export {
   SANDBOX_EXEC,
   type SeatbeltOptions,

@@ -566,7 +566,8 @@ export function resolveLimits(
   if (flags.timeoutMs !== undefined) limits.timeoutMs = flags.timeoutMs;
   for (const key of Object.keys(limits) as (keyof SandboxLimits)[]) {
     const cap = admin?.limits?.[key];
-    if (cap !== undefined && limits[key] > cap) {
+    // 0 means "no limit", which is above any cap.
+    if (cap !== undefined && (limits[key] > cap || (limits[key] === 0 && cap > 0))) {
       warnings.push(`sandbox limit ${key} ${limits[key]} is above the admin cap; using ${cap}`);
       limits[key] = cap;
     }

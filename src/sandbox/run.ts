@@ -278,6 +278,69 @@ function helperOrThrow(): string {
   }
 }
 
+/** A sandbox ready to start processes under one policy: the kernel checked, the branch's view resolved. */
+export interface PreparedSandbox {
+  /**
+   * Starts `command args` confined; the child's stdio 0–2 are pipes, fd 4 carries the helper's report
+   * (denials, exit status). Killing the child (the helper) ends the whole process tree.
+   */
+  spawn(
+    command: string,
+    args: readonly string[],
+    options: { cwd: string; env: NodeJS.ProcessEnv },
+  ): ChildProcess;
+}
+
+/**
+ * Checks the policy and what the machine offers, and resolves how a branch (if any) is shown to commands.
+ * Throws SandboxError: UNSUPPORTED (the kernel lacks what the policy needs; the message says what and how
+ * to enable it), HELPER_NOT_BUILT, BAD_POLICY, SETUP_FAILED.
+ */
+export async function prepareSandbox(
+  policy: SandboxPolicy,
+  options: Pick<RunOptions, "branch"> = {},
+): Promise<PreparedSandbox> {
+  checkPolicy(policy);
+  const path = helperOrThrow();
+  const found = await sandboxSupport();
+  const needs: string[] = [];
+  if (!found.userNamespaces || !found.seccomp) needs.push(...found.missing);
+  else if (policy.mode !== "full-access" && found.landlockAbi === 0) needs.push(...found.missing);
+  if (needs.length > 0) {
+    throw new SandboxError(
+      "UNSUPPORTED",
+      `the sandbox cannot run on this machine: missing ${needs.join("; ")}. Pass unsandboxed: true (umbra run --unsandboxed) to run without it.`,
+    );
+  }
+  let view: BranchSandboxView | undefined;
+  if (options.branch) {
+    try {
+      view = await options.branch.sandboxView();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new SandboxError("SETUP_FAILED", `cannot show the branch to the command: ${reason}`, {
+        cause: error,
+      });
+    }
+  }
+  const program = seccompProgram({ network: policy.network });
+  return {
+    spawn(command, args, { cwd, env }) {
+      if (!isAbsolute(cwd))
+        throw new SandboxError("BAD_POLICY", `the working directory ${cwd} is not absolute`);
+      const child = spawn(path, helperArgs(policy, command, [...args], { cwd, view }), {
+        cwd: "/",
+        env: filterEnv(env, policy.envAllowlist),
+        stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
+      });
+      const filterStream = child.stdio[SECCOMP_FD] as Writable | null | undefined;
+      filterStream?.on("error", () => {});
+      filterStream?.end(program);
+      return child;
+    },
+  };
+}
+
 /**
  * Runs `command args` under `policy` and resolves when the command and everything it started have
  * ended. Rejects with SandboxError: UNSUPPORTED (the kernel lacks what the policy needs; the message
@@ -291,42 +354,13 @@ export async function runSandboxed(
 ): Promise<SandboxResult> {
   checkPolicy(policy);
   if (options.unsandboxed) return runUnsandboxed(policy, command, args, options);
-  const path = helperOrThrow();
-  const found = await sandboxSupport();
-  const needs: string[] = [];
-  if (!found.userNamespaces || !found.seccomp) needs.push(...found.missing);
-  else if (policy.mode !== "full-access" && found.landlockAbi === 0) needs.push(...found.missing);
-  if (needs.length > 0) {
-    throw new SandboxError(
-      "UNSUPPORTED",
-      `the sandbox cannot run on this machine: missing ${needs.join("; ")}. Pass unsandboxed: true (umbra run --unsandboxed) to run without it.`,
-    );
-  }
   const started = performance.now();
-  let view: BranchSandboxView | undefined;
-  if (options.branch) {
-    try {
-      view = await options.branch.sandboxView();
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new SandboxError("SETUP_FAILED", `cannot show the branch to the command: ${reason}`, {
-        cause: error,
-      });
-    }
-  }
-  const cwd = options.cwd ?? policy.workspace;
-  if (!isAbsolute(cwd)) throw new SandboxError("BAD_POLICY", `the working directory ${cwd} is not absolute`);
-  const program = seccompProgram({ network: policy.network });
-  const env = filterEnv(options.env ?? process.env, policy.envAllowlist);
-  const child = spawn(path, helperArgs(policy, command, args, { cwd, view }), {
-    cwd: "/",
-    env,
-    stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
+  const sandbox = await prepareSandbox(policy, options);
+  const child = sandbox.spawn(command, args, {
+    cwd: options.cwd ?? policy.workspace,
+    env: options.env ?? process.env,
   });
-  const filterStream = child.stdio[SECCOMP_FD] as Writable | null | undefined;
   const reportStream = child.stdio[REPORT_FD] as Readable | null | undefined;
-  filterStream?.on("error", () => {});
-  filterStream?.end(program);
   const stop = (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };

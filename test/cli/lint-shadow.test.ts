@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fork } from "../../src/shadow/index.js";
@@ -77,6 +77,43 @@ describe("umbra lint", () => {
 
     expect(await fingerprint(root)).toBe(before);
     expect(umbra(["shadow", "list", "--root", root, "--json"]).stdout.trim()).toBe("[]");
+  });
+
+  it("runs Python, Go and C servers inside the sandbox and reports what an edit introduces", async () => {
+    const before = await fingerprint(root);
+    const python = umbra(
+      ["lint", "inventory/stock.py", "--root", root, "--content", "-", "--json"],
+      `${await readFile(join(root, "inventory", "stock.py"), "utf8")}\nprint(undefined_name_here)\n`,
+    );
+    expect(python.code).toBe(1);
+    expect(JSON.stringify(JSON.parse(python.stdout).introduced)).toMatch(/undefined_name_here/);
+    expect(await fingerprint(root)).toBe(before);
+
+    const hasGo = spawnSync("gopls", ["version"]).status === 0;
+    const hasClangd = spawnSync("clangd", ["--version"]).status === 0;
+    const project = join(root, "..", "native-project");
+    await mkdir(project);
+    await writeFile(join(project, "go.mod"), "module example.com/m\n\ngo 1.19\n");
+    await writeFile(join(project, "main.go"), "package main\n\nfunc main() {\n\tprintln(1)\n}\n");
+    await writeFile(join(project, "util.c"), "int answer(void) { return 42; }\n");
+    const projectBefore = await fingerprint(project);
+    if (hasGo) {
+      const go = umbra(
+        ["lint", "main.go", "--root", project, "--content", "-", "--json"],
+        "package main\n\nfunc main() {\n\tprintln(missingName)\n}\n",
+      );
+      expect(go.code).toBe(1);
+      expect(JSON.stringify(JSON.parse(go.stdout).introduced)).toMatch(/missingName/);
+    }
+    if (hasClangd) {
+      const c = umbra(
+        ["lint", "util.c", "--root", project, "--content", "-", "--json"],
+        "int answer(void) { return missing_value; }\n",
+      );
+      expect(c.code).toBe(1);
+      expect(JSON.stringify(JSON.parse(c.stdout).introduced)).toMatch(/missing_value/);
+    }
+    expect(await fingerprint(project)).toBe(projectBefore);
   });
 
   it("rejects bad input with exit 2 and a one-line reason", () => {
