@@ -432,7 +432,9 @@ function writeResults() {
     "",
     verdict,
     "",
-    "Copy mode copies the whole folder at fork (cp -a), as reflink mode does when the filesystem cannot clone. " +
+    "Process starts spawned from Node include Node's own spawn cost, which grows with the benchmark's memory " +
+      "(the 500k column); the shell-loop rows give the per-process cost without it. " +
+      "Copy mode copies the whole folder at fork (cp -a), as reflink mode does when the filesystem cannot clone. " +
       "git worktree checks out committed files only (here the whole tree was committed). The generated trees were " +
       `fingerprinted (content hashes + mtimes) before and after: unchanged. Total time: ${results.totalSeconds} s.`,
     "",
