@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { branchLauncher } from "../lsp/branch-launcher.js";
 import { LspHost } from "../lsp/index.js";
 import type { Diag, LintResult } from "../lsp/types.js";
-import { fork } from "../shadow/index.js";
+import { fork, gc } from "../shadow/index.js";
 import { resolveRoot } from "../workspace/root.js";
 import { UsageError } from "./errors.js";
 import { configFor, printJson, readStdin } from "./shared.js";
@@ -92,6 +92,8 @@ export function registerLint(program: Command): void {
           throw new UsageError(`${rel} does not exist in ${root} (give --content to lint a new file)`);
       }
       const config = configFor(root);
+      // Branches left behind by crashed runs go once they are old enough (shadow.gcAfterHours).
+      await gc(root).catch(() => undefined);
       const branch = await fork(root);
       let host: LspHost | undefined;
       try {

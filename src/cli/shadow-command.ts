@@ -47,7 +47,7 @@ export function registerShadow(program: Command): void {
       const root = await resolveRoot(flags.root);
       const branch = await openBranch(root, id).catch(asUsageError);
       try {
-        process.stdout.write(await branch.diff());
+        process.stdout.write(await branch.diff({ binary: true }));
       } finally {
         await branch.close();
       }
