@@ -20,9 +20,19 @@ class Stock:
         return self.on_hand.get(sku, 0) - self.reserved.get(sku, 0)
 
     def reserve(self, sku: str, quantity: int) -> None:
+        """Reserves `quantity` units for an order; everything on hand may be reserved.
+
+        >>> stock = Stock(on_hand={"apple": 3})
+        >>> try:
+        ...     stock.reserve("apple", 3)
+        ... except OutOfStock:
+        ...     print("refused")
+        >>> stock.available("apple")
+        0
+        """
         if quantity <= 0:
             raise ValueError("quantity must be positive")
-        if self.available(sku) < quantity:
+        if self.available(sku) <= quantity:
             raise OutOfStock(sku)
         self.reserved[sku] = self.reserved.get(sku, 0) + quantity
 

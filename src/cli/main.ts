@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from "commander";
+import { registerAgent } from "./agent-command.js";
 import { registerDemo } from "./demo-command.js";
 import { exitCodeFor } from "./errors.js";
 import { registerGrep } from "./grep-command.js";
@@ -7,6 +8,7 @@ import { registerIndex } from "./index-command.js";
 import { registerLint } from "./lint-command.js";
 import { registerRun } from "./run-command.js";
 import { registerSearch } from "./search-command.js";
+import { registerSessions } from "./sessions-command.js";
 import { registerShadow } from "./shadow-command.js";
 import { registerStatus } from "./status-command.js";
 import { registerWatch } from "./watch-command.js";
@@ -27,6 +29,8 @@ for (const register of [
   registerLint,
   registerShadow,
   registerRun,
+  registerAgent,
+  registerSessions,
   registerDemo,
 ]) {
   register(program);

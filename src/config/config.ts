@@ -70,6 +70,44 @@ const sandboxSchema = z.object({
   limits: sandboxLimitsSchema.default({}),
 });
 
+/**
+ * The coding agent (`umbra agent`): the model it talks to and the limits of one session. The API key is
+ * never stored here: it is read from the environment variable named by `apiKeyEnv`.
+ */
+const agentSchema = z.object({
+  provider: z.enum(["openai-compatible", "anthropic"]).default("openai-compatible"),
+  /** The endpoint, e.g. `http://127.0.0.1:11434/v1` (OpenAI-compatible) or Anthropic's API base URL. */
+  baseUrl: z.string().url().optional(),
+  model: z.string().min(1).optional(),
+  /** The environment variable holding the API key (default UMBRA_MODEL_API_KEY; ANTHROPIC_API_KEY for Anthropic). */
+  apiKeyEnv: z.string().min(1).optional(),
+  /** Model calls (tool-using steps) per session. */
+  maxSteps: z.number().int().positive().default(40),
+  /** Wall time of a session. */
+  maxTimeMs: z
+    .number()
+    .int()
+    .positive()
+    .default(20 * 60_000),
+  /** Input plus output tokens of a session. */
+  maxTokens: z.number().int().positive().default(2_000_000),
+  /** The model's context window; old tool output is compacted when a request nears it. */
+  contextTokens: z.number().int().positive().default(128_000),
+  /** Upper bound of one model call (connection and streaming together). */
+  requestTimeoutMs: z.number().int().positive().default(180_000),
+  /** Retries of a model call that failed with 429, 5xx, a time-out or a broken stream. */
+  maxRetries: z.number().int().nonnegative().default(4),
+  /** Rounds in which the agent is sent back to fix failing lints or tests after it said it was done. */
+  maxFixups: z.number().int().nonnegative().default(2),
+  /** Run in the user's folder (sandboxed) after a diff is applied, e.g. `npm test`. */
+  testCommand: z.string().min(1).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  /** Prices in US dollars per million tokens; when set, sessions report their cost. */
+  price: z
+    .object({ inputPerMillion: z.number().nonnegative(), outputPerMillion: z.number().nonnegative() })
+    .optional(),
+});
+
 const configSchema = z.object({
   index: z
     .object({
@@ -116,6 +154,7 @@ const configSchema = z.object({
     })
     .default({}),
   sandbox: sandboxSchema.default({}),
+  agent: agentSchema.default({}),
 });
 
 export type UmbraConfig = z.infer<typeof configSchema>;
@@ -124,6 +163,7 @@ export type ShadowConfig = UmbraConfig["shadow"];
 export type LspConfig = UmbraConfig["lsp"];
 export type SandboxConfig = UmbraConfig["sandbox"];
 export type SandboxLimitsConfig = SandboxConfig["limits"];
+export type AgentConfig = UmbraConfig["agent"];
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -178,7 +218,14 @@ export function environmentLayer(env: NodeJS.ProcessEnv): Json {
   } else if (env.UMBRA_EMBEDDINGS_ONNX_DIR) {
     index.embedder = { provider: "onnx", dir: env.UMBRA_EMBEDDINGS_ONNX_DIR };
   }
-  return Object.keys(index).length > 0 ? { index } : {};
+  const agent: Json = {};
+  if (env.UMBRA_MODEL_BASE_URL) agent.baseUrl = env.UMBRA_MODEL_BASE_URL;
+  if (env.UMBRA_MODEL) agent.model = env.UMBRA_MODEL;
+  if (env.UMBRA_MODEL_PROVIDER) agent.provider = env.UMBRA_MODEL_PROVIDER;
+  const layer: Json = {};
+  if (Object.keys(index).length > 0) layer.index = index;
+  if (Object.keys(agent).length > 0) layer.agent = agent;
+  return layer;
 }
 
 export interface LoadConfigOptions {

@@ -1,0 +1,119 @@
+import type { UmbraConfig } from "../config/config.js";
+import { NotIndexedError } from "../index/embedders.js";
+import { indexWorkspace } from "../index/indexer.js";
+import { type OpenedIndex, openIndex } from "../index/open.js";
+import { branchLauncher } from "../lsp/branch-launcher.js";
+import { LspHost } from "../lsp/index.js";
+import {
+  type Approver,
+  alwaysDeny,
+  loadAdminPolicy,
+  resolvePolicy,
+  type SandboxPolicy,
+} from "../sandbox/index.js";
+import type { Branch } from "../shadow/index.js";
+import type { ToolContext } from "./tools/types.js";
+
+export interface ContextOptions {
+  branch: Branch;
+  root: string;
+  config: UmbraConfig;
+  env?: NodeJS.ProcessEnv;
+  /** Network approval for run_command (default: deny). */
+  approver?: Approver;
+  /** A language-server host to use instead of starting one in the branch (tests). */
+  lsp?: LspHost | null;
+  /** An opened index to search instead of opening (and maybe building) the workspace's. */
+  index?: OpenedIndex;
+  unsandboxed?: boolean;
+  signal?: AbortSignal;
+  onWarning?: (message: string) => void;
+}
+
+/** A ToolContext plus the resources it opened, released by close(). */
+export interface AgentContext extends ToolContext {
+  close(): Promise<void>;
+}
+
+/** The services the tools use, each started on first use: language servers, the index, the sandbox policy. */
+export function createToolContext(options: ContextOptions): AgentContext {
+  const env = options.env ?? process.env;
+  const { branch, root, config } = options;
+  let lspPromise: Promise<LspHost | undefined> | undefined;
+  let ownedHost: LspHost | undefined;
+  let indexPromise: Promise<OpenedIndex> | undefined;
+  const policies = new Map<boolean, Promise<SandboxPolicy>>();
+
+  const lsp = (): Promise<LspHost | undefined> => {
+    if (options.lsp !== undefined) return Promise.resolve(options.lsp ?? undefined);
+    lspPromise ??= (async () => {
+      try {
+        const { launcher, warnings } = await branchLauncher(branch, config);
+        for (const warning of warnings) options.onWarning?.(warning);
+        ownedHost = new LspHost({ config: config.lsp, launcher, env });
+        return ownedHost;
+      } catch (error) {
+        options.onWarning?.(`language servers are unavailable: ${(error as Error).message.split("\n")[0]}`);
+        return undefined;
+      }
+    })();
+    return lspPromise;
+  };
+
+  const searchIndex = (): Promise<OpenedIndex> => {
+    if (options.index) return Promise.resolve(options.index);
+    indexPromise ??= (async () => {
+      try {
+        return await openIndex(root, config, env);
+      } catch (error) {
+        if (!(error instanceof NotIndexedError)) throw error;
+        await indexWorkspace(root, { config, env });
+        return openIndex(root, config, env);
+      }
+    })();
+    indexPromise.catch(() => {
+      indexPromise = undefined;
+    });
+    return indexPromise;
+  };
+
+  const policy = (network: boolean): Promise<SandboxPolicy> => {
+    let found = policies.get(network);
+    if (!found) {
+      found = (async () => {
+        const { policy: resolved, warnings } = await resolvePolicy({
+          workspace: root,
+          config: config.sandbox,
+          flags: { mode: "workspace-write", network },
+          admin: await loadAdminPolicy(),
+          env,
+          walk: config.index.excludeDirs ? { excludeDirs: config.index.excludeDirs } : {},
+        });
+        for (const warning of warnings) options.onWarning?.(warning);
+        return resolved;
+      })();
+      policies.set(network, found);
+    }
+    return found;
+  };
+
+  return {
+    branch,
+    root,
+    config,
+    env,
+    lsp,
+    searchIndex,
+    policy,
+    approver: options.approver ?? alwaysDeny(),
+    ...(options.unsandboxed ? { unsandboxed: true } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    async close() {
+      if (ownedHost) await ownedHost.shutdown();
+      if (indexPromise && !options.index) {
+        const opened = await indexPromise.catch(() => undefined);
+        opened?.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,201 @@
+import { readFile } from "node:fs/promises";
+import type { LanguageModel } from "ai";
+import type { UmbraConfig } from "../config/config.js";
+import type { OpenedIndex } from "../index/open.js";
+import type { LspHost } from "../lsp/index.js";
+import type { Approver } from "../sandbox/index.js";
+import { PROTECTED_WORKSPACE_PATHS } from "../sandbox/index.js";
+import { type Branch, type BranchChange, fork } from "../shadow/index.js";
+import type { ChangedFile } from "./apply.js";
+import { type CassetteHeader, readCassette, recordingFetch, replayFetch } from "./cassette.js";
+import { createToolContext } from "./context.js";
+import { type AgentEvent, type AgentOutcome, runAgent } from "./loop.js";
+import { createModel, type FetchFunction, type ModelSpec, resolveModelSpec } from "./providers.js";
+import { newSessionId, SessionWriter, sessionsDir } from "./session.js";
+import type { AgentTool } from "./tools/types.js";
+
+export interface SessionOptions {
+  /** The user's folder (absolute, symlink-free). */
+  root: string;
+  task: string;
+  config: UmbraConfig;
+  env?: NodeJS.ProcessEnv;
+  /** A model to use as is (tests); otherwise one is made from the configuration. */
+  model?: LanguageModel;
+  /** Replaces the network under the provider (tests). */
+  fetch?: FetchFunction;
+  /** Write every model exchange to this cassette. */
+  record?: string;
+  /** Answer every model request from this cassette (no model is called). */
+  replay?: string;
+  /** With replay: fail on any request that differs from the recording. */
+  strict?: boolean;
+  /** The note written into a recorded cassette's header. */
+  cassetteNote?: string;
+  approver?: Approver;
+  /** A language-server host to use (tests); null: none. Default: one started in the branch. */
+  lsp?: LspHost | null;
+  index?: OpenedIndex;
+  tools?: readonly AgentTool[];
+  onEvent?: (event: AgentEvent) => void;
+  onWarning?: (message: string) => void;
+  signal?: AbortSignal;
+  retryBaseMs?: number;
+  unsandboxed?: boolean;
+  /** Session id (default: a new one). */
+  id?: string;
+}
+
+export interface SessionResult {
+  session: string;
+  transcript: string;
+  branch: string;
+  outcome: AgentOutcome;
+  /** The branch's changes as a git-style unified diff against the user's folder. */
+  diff: string;
+  files: ChangedFile[];
+  /** Replay: requests that differed from the recording. */
+  drifts: string[];
+}
+
+function modelFor(options: SessionOptions): { model: LanguageModel; label: string; drifts: () => string[] } {
+  const env = options.env ?? process.env;
+  if (options.model) return { model: options.model, label: "(given)", drifts: () => [] };
+  if (options.replay) {
+    const cassette = readCassette(options.replay);
+    const replay = replayFetch(cassette, {
+      ...(options.strict ? { strict: true } : {}),
+      ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+    });
+    const spec: ModelSpec = {
+      provider: cassette.header.provider,
+      baseUrl: cassette.header.baseUrl,
+      model: cassette.header.model,
+      apiKey: "replay",
+    };
+    return {
+      model: createModel(spec, replay.fetch),
+      label: `${spec.model} (replayed)`,
+      drifts: () => replay.drifts,
+    };
+  }
+  const spec = resolveModelSpec(options.config.agent, env);
+  let fetch = options.fetch;
+  if (options.record) {
+    const header: CassetteHeader = {
+      type: "cassette",
+      version: 1,
+      ...(options.cassetteNote ? { note: options.cassetteNote } : {}),
+      provider: spec.provider,
+      model: spec.model,
+      ...(spec.baseUrl ? { baseUrl: spec.baseUrl } : {}),
+    };
+    fetch = recordingFetch(options.record, header, options.fetch ?? globalThis.fetch);
+  }
+  return { model: createModel(spec, fetch), label: spec.model, drifts: () => [] };
+}
+
+/** Protected paths that the sandbox creates (empty) in a branch so that it can keep them read-only. */
+const PLACEHOLDER_PATHS = new Set(
+  PROTECTED_WORKSPACE_PATHS.map((entry) => entry.path).filter((path) => !path.startsWith(".git/")),
+);
+
+async function isSandboxPlaceholder(branch: Branch, change: BranchChange): Promise<boolean> {
+  if (change.kind !== "added" || !PLACEHOLDER_PATHS.has(change.path)) return false;
+  const content = await branch.read(change.path).catch(() => undefined);
+  return content === undefined || content.length === 0;
+}
+
+/** A git-style diff without the sections of some files. */
+export function withoutFiles(diff: string, paths: readonly string[]): string {
+  if (paths.length === 0 || diff === "") return diff;
+  const drop = new Set(paths);
+  const sections = diff.split(/(?=^diff --git )/m);
+  return sections
+    .filter((section) => {
+      const match = /^diff --git a\/(.+?) b\//.exec(section);
+      return !(match?.[1] && drop.has(match[1]));
+    })
+    .join("");
+}
+
+/**
+ * One agent session: forks a branch of the user's folder, runs the loop in it with the tools, writes the
+ * transcript, and returns the branch's diff (the branch itself is discarded; the user's folder is never
+ * touched here — see applyDiff).
+ */
+export async function runSession(options: SessionOptions): Promise<SessionResult> {
+  const env = options.env ?? process.env;
+  const { model, label, drifts } = modelFor(options);
+  const id = options.id ?? newSessionId();
+  const session = new SessionWriter(id, sessionsDir(options.root, env));
+  const branch = await fork(options.root, { env });
+  if (branch.warning) options.onWarning?.(branch.warning);
+  session.write({
+    type: "session",
+    id,
+    task: options.task,
+    root: options.root,
+    model: label,
+    startedAt: new Date().toISOString(),
+    branch: branch.id,
+    ...(options.replay ? { replay: options.replay } : {}),
+  });
+  const context = createToolContext({
+    branch,
+    root: options.root,
+    config: options.config,
+    env,
+    ...(options.approver ? { approver: options.approver } : {}),
+    ...(options.lsp !== undefined ? { lsp: options.lsp } : {}),
+    ...(options.index ? { index: options.index } : {}),
+    ...(options.unsandboxed ? { unsandboxed: true } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+  });
+  try {
+    const outcome = await runAgent({
+      task: options.task,
+      model,
+      context,
+      limits: options.config.agent,
+      session,
+      ...(options.tools ? { tools: options.tools } : {}),
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
+    });
+    const changes: Awaited<ReturnType<typeof branch.changes>> = [];
+    const placeholders: string[] = [];
+    for (const change of await branch.changes()) {
+      if (await isSandboxPlaceholder(branch, change)) placeholders.push(change.path);
+      else changes.push(change);
+    }
+    const diff = withoutFiles(await branch.diff(), placeholders);
+    const files: ChangedFile[] = [];
+    for (const change of changes) {
+      const base = await readFile(`${options.root}/${change.path}`, "utf8").catch(() => undefined);
+      files.push({ path: change.path, kind: change.kind, base, ours: await branch.readText(change.path) });
+    }
+    session.write({
+      type: "end",
+      status: outcome.status,
+      message: outcome.message,
+      usage: outcome.usage,
+      changedFiles: changes.map((c) => c.path),
+      endedAt: new Date().toISOString(),
+    });
+    return {
+      session: id,
+      transcript: session.file,
+      branch: branch.id,
+      outcome,
+      diff,
+      files,
+      drifts: drifts(),
+    };
+  } finally {
+    await context.close();
+    await branch.discard();
+  }
+}

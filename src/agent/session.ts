@@ -1,0 +1,128 @@
+import { randomBytes } from "node:crypto";
+import { appendFileSync, mkdirSync } from "node:fs";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { workspaceDir } from "../config/paths.js";
+import type { Usage } from "./usage.js";
+
+/** Where a workspace's transcripts live: `<data>/workspaces/<id>/sessions/`. */
+export function sessionsDir(root: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(workspaceDir(root, env), "sessions");
+}
+
+/** A new session id: sortable by time, then random. */
+export function newSessionId(now = new Date()): string {
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z")
+    .replace("T", "-");
+  return `${stamp}-${randomBytes(3).toString("hex")}`;
+}
+
+/** One line of a transcript. */
+export type SessionRecord =
+  | {
+      type: "session";
+      id: string;
+      task: string;
+      root: string;
+      model: string;
+      startedAt: string;
+      replay?: string;
+      branch?: string;
+    }
+  | { type: "message"; role: "system" | "user" | "assistant"; text: string }
+  | { type: "tool-call"; step: number; id: string; name: string; input: unknown }
+  | { type: "tool-result"; step: number; id: string; name: string; ok: boolean; output: string }
+  | { type: "usage"; step: number; inputTokens: number; outputTokens: number; total: Usage }
+  | { type: "notice"; message: string }
+  | { type: "end"; status: string; message: string; usage: Usage; changedFiles: string[]; endedAt: string }
+  | {
+      type: "apply";
+      applied: boolean;
+      message: string;
+      tests?: { command: string; passed: boolean; exitCode: number | null };
+    };
+
+/** Appends a session's records to `<id>.jsonl` as they happen (a crash leaves the transcript so far). */
+export class SessionWriter {
+  readonly file: string;
+  constructor(
+    readonly id: string,
+    dir: string,
+  ) {
+    mkdirSync(dir, { recursive: true });
+    this.file = join(dir, `${id}.jsonl`);
+  }
+
+  write(record: SessionRecord): void {
+    appendFileSync(this.file, `${JSON.stringify({ ...record, at: new Date().toISOString() })}\n`);
+  }
+}
+
+/** A session as `umbra sessions` lists it. */
+export interface SessionSummary {
+  id: string;
+  task: string;
+  model: string;
+  startedAt: string;
+  status: string;
+  steps: number;
+  toolCalls: number;
+  changedFiles: string[];
+  applied: boolean | undefined;
+  usage: Usage | undefined;
+  file: string;
+}
+
+/** The workspace's sessions, newest first. */
+export async function listSessions(
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SessionSummary[]> {
+  const dir = sessionsDir(root, env);
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const out: SessionSummary[] = [];
+  for (const name of names.filter((n) => n.endsWith(".jsonl"))) {
+    const file = join(dir, name);
+    const text = await readFile(file, "utf8").catch(() => "");
+    const summary: SessionSummary = {
+      id: name.slice(0, -".jsonl".length),
+      task: "",
+      model: "",
+      startedAt: (await stat(file).catch(() => undefined))?.mtime.toISOString() ?? "",
+      status: "running or interrupted",
+      steps: 0,
+      toolCalls: 0,
+      changedFiles: [],
+      applied: undefined,
+      usage: undefined,
+      file,
+    };
+    for (const line of text.split("\n")) {
+      if (!line.trim()) continue;
+      let record: SessionRecord;
+      try {
+        record = JSON.parse(line) as SessionRecord;
+      } catch {
+        continue;
+      }
+      if (record.type === "session") {
+        summary.task = record.task;
+        summary.model = record.model;
+        summary.startedAt = record.startedAt;
+      } else if (record.type === "usage") {
+        summary.steps = Math.max(summary.steps, record.step);
+        summary.usage = record.total;
+      } else if (record.type === "tool-call") summary.toolCalls++;
+      else if (record.type === "end") {
+        summary.status = record.status;
+        summary.usage = record.usage;
+        summary.changedFiles = record.changedFiles;
+      } else if (record.type === "apply") summary.applied = record.applied;
+    }
+    out.push(summary);
+  }
+  return out.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
+}

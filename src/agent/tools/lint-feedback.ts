@@ -1,0 +1,49 @@
+import type { Diag } from "../../lsp/index.js";
+import type { ToolContext } from "./types.js";
+
+function line(diag: Diag): string {
+  const code = diag.code ? ` ${diag.code}` : "";
+  return `${diag.path}:${diag.line}:${diag.column}: ${diag.severity}${code}: ${diag.message.split("\n")[0]}`;
+}
+
+export interface LintFeedback {
+  text: string;
+  errors: number;
+  /** Files that were linted (those a language server handles). */
+  linted: string[];
+}
+
+/**
+ * The diagnostics that the branch's changes to `paths` introduced (compared with the user's folder),
+ * also in files that use them. Files no language server handles are left out; a server that fails is
+ * reported in the text, not thrown.
+ */
+export async function lintFeedback(context: ToolContext, paths: readonly string[]): Promise<LintFeedback> {
+  const host = await context.lsp();
+  if (!host) return { text: "Lints: no language server is available.", errors: 0, linted: [] };
+  const lines: string[] = [];
+  const linted: string[] = [];
+  let errors = 0;
+  for (const path of paths) {
+    if (!host.detect(context.root, path)) continue;
+    if ((await context.branch.readText(path)) === undefined) continue;
+    linted.push(path);
+    try {
+      const result = await host.lint(context.branch, path);
+      const introduced = [...result.introduced, ...result.otherFiles.flatMap((file) => file.introduced)];
+      errors += introduced.filter((diag) => diag.severity === "error").length;
+      for (const diag of introduced) lines.push(line(diag));
+      if (result.partial)
+        lines.push(`(${path}: diagnostics did not settle in time; the list may be incomplete)`);
+    } catch (error) {
+      lines.push(`(${path}: the language server failed: ${(error as Error).message.split("\n")[0]})`);
+    }
+  }
+  if (linted.length === 0)
+    return { text: "Lints: no language server handles these files.", errors: 0, linted };
+  const head =
+    lines.length === 0
+      ? `Lints: no new problems in ${linted.join(", ")}.`
+      : `Lints: problems introduced by your changes (${errors} error(s)):`;
+  return { text: [head, ...lines].join("\n"), errors, linted };
+}

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { lintFeedback } from "./lint-feedback.js";
+import { cleanPath, defineTool, failure } from "./types.js";
+
+export const lintsTool = defineTool({
+  name: "lints",
+  description:
+    "Diagnostics (type errors, undefined names, …) that your changes introduced, from the language servers (TypeScript/JavaScript, Python, Go, C/C++), compared with the user's unchanged folder, including problems in files that use the changed ones. Without a path: every file you changed. (Edits report this automatically.)",
+  schema: z.object({ path: z.string().optional().describe("one file; default: every file you changed") }),
+  async run(input, context) {
+    let paths: string[];
+    if (input.path) {
+      const path = cleanPath(input.path, context.root);
+      if (!path) return failure(`${input.path} is not a file inside the workspace`);
+      paths = [path];
+    } else {
+      paths = (await context.branch.changes()).filter((c) => c.kind !== "deleted").map((c) => c.path);
+      if (paths.length === 0)
+        return { ok: true, output: "Lints: you have not changed any file yet.", summary: "no changes" };
+    }
+    const lint = await lintFeedback(context, paths);
+    return {
+      ok: true,
+      output: lint.text,
+      summary: lint.linted.length
+        ? `${lint.errors} new error(s) in ${lint.linted.join(", ")}`
+        : "no language server",
+      lintErrors: lint.errors,
+    };
+  },
+});

@@ -1,0 +1,67 @@
+import { z } from "zod";
+import { explain, runSandboxed } from "../../sandbox/index.js";
+import { clip, defineTool, failure, relativize } from "./types.js";
+
+const MAX_OUTPUT = 12_000;
+
+export const runCommandTool = defineTool({
+  name: "run_command",
+  description:
+    "Run a shell command (sh -c) in a sandbox, in your branch of the workspace, with the workspace root as the working directory: it sees your edits, and whatever it writes stays in your branch. The sandbox: no network (set network: true and give a reason to ask the user; it is usually denied), the rest of the file system read-only, .git/config, .git/hooks, editor and umbra settings and ignore files read-only, ignored secrets hidden, a private /tmp, a time limit. Use it to run tests, builds and type checks. When the sandbox blocked something the output says which rule and what would allow it.",
+  schema: z.object({
+    command: z.string().min(1).describe("the command line, run with sh -c"),
+    timeoutSeconds: z.number().int().min(1).max(1800).optional(),
+    network: z.boolean().default(false).describe("ask for network access (needs the user's approval)"),
+    reason: z.string().optional().describe("why the command needs the network"),
+  }),
+  async run(input, context) {
+    let network = false;
+    if (input.network) {
+      network = await context.approver({
+        command: "sh",
+        args: ["-c", input.command],
+        ...(input.reason ? { reason: input.reason } : {}),
+      });
+      if (!network)
+        return failure(
+          `network access for \`${input.command}\` was not approved, so the command was not run; work without the network (or run it with network: false)`,
+          "network not approved",
+        );
+    }
+    await context.branch.materialize();
+    const base = await context.policy(network);
+    const policy = input.timeoutSeconds
+      ? { ...base, limits: { ...base.limits, timeoutMs: input.timeoutSeconds * 1000 } }
+      : base;
+    let result: Awaited<ReturnType<typeof runSandboxed>>;
+    try {
+      result = await runSandboxed(policy, "sh", ["-c", input.command], {
+        branch: context.branch,
+        cwd: context.root,
+        ...(context.signal ? { signal: context.signal } : {}),
+        ...(context.unsandboxed ? { unsandboxed: true } : {}),
+      });
+    } catch (error) {
+      return failure(`the command could not be started: ${(error as Error).message.split("\n")[0]}`);
+    }
+    const notes = context.unsandboxed ? [] : explain(result, policy, { cwd: context.root });
+    const status = result.timedOut
+      ? `timed out after ${Math.round(policy.limits.timeoutMs / 1000)} s`
+      : result.exitCode !== null
+        ? `exit status ${result.exitCode}`
+        : `killed by ${result.signal ?? "a signal"}`;
+    const parts = [`$ ${input.command}`, status];
+    if (result.stdout) parts.push(`stdout:\n${clip(result.stdout, MAX_OUTPUT)}`);
+    if (result.stderr) parts.push(`stderr:\n${clip(result.stderr, MAX_OUTPUT)}`);
+    if (result.outputTruncated) parts.push("(output was cut by the sandbox's output limit)");
+    for (const note of notes) parts.push(`sandbox: ${note.message}`);
+    const passed = result.exitCode === 0 && !result.timedOut;
+    return {
+      ok: passed,
+      output: relativize(parts.join("\n"), context.root),
+      summary: `${input.command} → ${status}`,
+      commandFailed: !passed,
+      commandPassed: passed,
+    };
+  },
+});

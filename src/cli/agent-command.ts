@@ -1,0 +1,277 @@
+import { createInterface } from "node:readline";
+import type { Command } from "commander";
+import { type ApplyResult, applyDiff, runTests, type TestRun } from "../agent/apply.js";
+import type { AgentEvent } from "../agent/loop.js";
+import { runSession, type SessionOptions, type SessionResult } from "../agent/run.js";
+import { SessionWriter, sessionsDir } from "../agent/session.js";
+import { formatUsage, sumUsage } from "../agent/usage.js";
+import type { UmbraConfig } from "../config/config.js";
+import {
+  type Approver,
+  allowlistApprover,
+  alwaysApprove,
+  firstApproving,
+  terminalApprover,
+} from "../sandbox/index.js";
+import { resolveRoot } from "../workspace/root.js";
+import { UsageError } from "./errors.js";
+import { configFor, printJson } from "./shared.js";
+
+interface AgentFlags {
+  root: string;
+  yes?: boolean;
+  json?: boolean;
+  parallel?: string;
+  record?: string;
+  replay?: string;
+  strict?: boolean;
+  testCommand?: string;
+  net?: boolean;
+}
+
+/** The agent did not finish its work, a conflict kept the diff out, or the tests failed: exit 1. */
+class AgentFailedError extends Error {
+  override name = "AgentFailedError";
+}
+
+const write = (text: string) => void process.stderr.write(text);
+
+/** One short line for a tool call's input. */
+export function describeInput(name: string, input: unknown): string {
+  const value = (input ?? {}) as Record<string, unknown>;
+  const str = (key: string) => (typeof value[key] === "string" ? (value[key] as string) : undefined);
+  let text: string;
+  if (name === "read_file")
+    text = `${str("path") ?? "?"}${value.startLine ? `:${value.startLine}-${value.endLine ?? ""}` : ""}`;
+  else if (name === "search_code") text = JSON.stringify(str("query") ?? "");
+  else if (name === "run_command") text = str("command") ?? "";
+  else if (name === "apply_patch") text = `${(str("patch") ?? "").split("\n").length} lines`;
+  else if (name === "definition" || name === "references")
+    text = `${str("path") ?? "?"}:${value.line ?? "?"} ${str("symbol") ?? ""}`.trim();
+  else text = str("path") ?? JSON.stringify(input);
+  return text.length > 100 ? `${text.slice(0, 97)}...` : text;
+}
+
+/** Progress on stderr: one line per tool call, the model's text dimmed, retries and notices. */
+export function progressPrinter(prefix = ""): (event: AgentEvent) => void {
+  const pending = new Map<string, string>();
+  let inText = false;
+  const endText = () => {
+    if (inText) write("\n");
+    inText = false;
+  };
+  return (event) => {
+    if (event.type === "text") {
+      if (!inText) write(`${prefix}  `);
+      inText = true;
+      write(event.text.replace(/\n/g, `\n${prefix}  `));
+    } else if (event.type === "tool-call") {
+      endText();
+      pending.set(event.id, `${event.name} ${describeInput(event.name, event.input)}`);
+    } else if (event.type === "tool-result") {
+      write(`${prefix}${event.ok ? "✓" : "✗"} ${pending.get(event.id) ?? event.name} — ${event.summary}\n`);
+    } else if (event.type === "retry") {
+      endText();
+      write(
+        `${prefix}… model call failed (${event.reason}); retry ${event.attempt} in ${(event.delayMs / 1000).toFixed(1)} s\n`,
+      );
+    } else if (event.type === "notice") {
+      endText();
+      write(`${prefix}! ${event.message}\n`);
+    } else if (event.type === "step") endText();
+  };
+}
+
+async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
+  const reader = createInterface({ input: process.stdin, output: process.stderr });
+  return new Promise((resolve) => {
+    reader.question(question, (answer) => {
+      reader.close();
+      resolve(/^\s*y(es)?\s*$/i.test(answer));
+    });
+  });
+}
+
+function approverFor(flags: AgentFlags, config: UmbraConfig): Approver {
+  if (flags.net && flags.yes) return alwaysApprove();
+  const allow = allowlistApprover(config.sandbox.network.allowCommands);
+  return flags.net ? firstApproving(allow, terminalApprover()) : allow;
+}
+
+export interface ApplyReport {
+  apply: ApplyResult;
+  tests: TestRun | undefined;
+}
+
+/** Applies a session's diff to the user's folder and runs the test command there (sandboxed). */
+export async function applyAndTest(
+  root: string,
+  result: SessionResult,
+  config: UmbraConfig,
+  options: { quiet?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<ApplyReport> {
+  const apply = await applyDiff(root, result.diff, result.files);
+  let tests: TestRun | undefined;
+  const command = config.agent.testCommand;
+  if (apply.applied && command) {
+    if (!options.quiet) write(`umbra agent: running the tests in your folder (sandboxed): ${command}\n`);
+    tests = await runTests(root, command, config, {
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.quiet ? {} : { onOutput: (chunk: string) => write(chunk) }),
+    });
+  }
+  const session = new SessionWriter(result.session, sessionsDir(root, options.env));
+  session.write({
+    type: "apply",
+    applied: apply.applied,
+    message: apply.message,
+    ...(tests ? { tests: { command: tests.command, passed: tests.passed, exitCode: tests.exitCode } } : {}),
+  });
+  return { apply, tests };
+}
+
+function testsJson(tests: TestRun | undefined) {
+  return tests
+    ? {
+        command: tests.command,
+        passed: tests.passed,
+        exitCode: tests.exitCode,
+        timedOut: tests.timedOut,
+        output: tests.output,
+      }
+    : null;
+}
+
+export function registerAgent(program: Command): void {
+  program
+    .command("agent")
+    .description(
+      "run a coding agent on TASK in its own shadow branch, show its diff, and apply it to your folder when accepted (then run agent.testCommand)",
+    )
+    .argument("<task...>", "what the agent should do")
+    .option("--root <dir>", "workspace folder", ".")
+    .option("--yes", "apply the diff without asking (with --net: also approve network access)")
+    .option("--json", "print {session, diff, applied, tests, usage, status, message} instead of the diff")
+    .option(
+      "--parallel <n>",
+      "run N agents at once, each in its own branch, and print each diff (nothing is applied)",
+    )
+    .option("--record <file>", "write every model exchange to this cassette (JSON lines)")
+    .option("--replay <file>", "answer every model request from this cassette: no model is called")
+    .option("--strict", "with --replay: fail when a request differs from the recording (default: warn)")
+    .option("--test-command <cmd>", "the command that runs the tests (overrides agent.testCommand)")
+    .option("--net", "let the agent ask for network access for its commands (asked on the terminal)")
+    .action(async (words: string[], flags: AgentFlags) => {
+      const task = words.join(" ").trim();
+      if (!task) throw new UsageError("give the task");
+      if (flags.record && flags.replay) throw new UsageError("--record and --replay exclude each other");
+      if (flags.strict && !flags.replay) throw new UsageError("--strict goes with --replay");
+      const parallel = flags.parallel === undefined ? 1 : Number(flags.parallel);
+      if (!Number.isInteger(parallel) || parallel < 1 || parallel > 16)
+        throw new UsageError(`--parallel must be a whole number from 1 to 16, not ${flags.parallel}`);
+      if (parallel > 1 && (flags.record || flags.replay))
+        throw new UsageError("--record and --replay work with one agent, not with --parallel");
+      const root = await resolveRoot(flags.root);
+      const loaded = configFor(root);
+      const config: UmbraConfig = flags.testCommand
+        ? { ...loaded, agent: { ...loaded.agent, testCommand: flags.testCommand } }
+        : loaded;
+      const controller = new AbortController();
+      const interrupt = () => {
+        write("\numbra agent: stopping (Ctrl-C again to quit now)\n");
+        controller.abort();
+        process.once("SIGINT", () => process.exit(130));
+      };
+      process.once("SIGINT", interrupt);
+      const base: Omit<SessionOptions, "onEvent"> = {
+        root,
+        task,
+        config,
+        approver: approverFor(flags, config),
+        signal: controller.signal,
+        onWarning: (message) => write(`umbra: ${message}\n`),
+        ...(flags.record ? { record: flags.record } : {}),
+        ...(flags.replay ? { replay: flags.replay } : {}),
+        ...(flags.strict ? { strict: true } : {}),
+      };
+      try {
+        if (parallel > 1) {
+          write(`umbra agent: ${parallel} agents, each in its own branch\n`);
+          const results = await Promise.all(
+            Array.from({ length: parallel }, (_, i) =>
+              runSession({ ...base, onEvent: progressPrinter(`[${i + 1}] `) }),
+            ),
+          );
+          const usage = sumUsage(results.map((r) => r.outcome.usage));
+          if (flags.json) {
+            printJson({
+              sessions: results.map((r) => ({
+                session: r.session,
+                status: r.outcome.status,
+                message: r.outcome.message,
+                diff: r.diff,
+                usage: r.outcome.usage,
+              })),
+              applied: false,
+              tests: null,
+              usage,
+            });
+          } else {
+            results.forEach((r, i) => {
+              process.stdout.write(
+                `\n=== agent ${i + 1}: session ${r.session}: ${r.outcome.message}\n${r.diff || "(no changes)\n"}`,
+              );
+            });
+            write(
+              `umbra agent: ${formatUsage(usage)}; nothing applied (apply one with git apply, or rerun without --parallel)\n`,
+            );
+          }
+          if (results.every((r) => r.outcome.status !== "done"))
+            throw new AgentFailedError("no agent finished its task");
+          return;
+        }
+
+        if (flags.replay)
+          write(`umbra agent: replaying the model's answers from ${flags.replay} (no model is called)\n`);
+        const result = await runSession({ ...base, onEvent: progressPrinter() });
+        for (const drift of result.drifts) if (!flags.json) write(`umbra agent: replay drift: ${drift}\n`);
+        write(
+          `umbra agent: ${result.outcome.message}; ${formatUsage(result.outcome.usage)}; session ${result.session}\n`,
+        );
+        let report: ApplyReport | undefined;
+        if (!flags.json) process.stdout.write(result.diff ? `\n${result.diff}` : "\n(no changes)\n");
+        if (result.diff) {
+          const accepted =
+            flags.yes ||
+            (!flags.json && (await confirm("umbra agent: apply this diff to your folder? [y/N] ")));
+          if (accepted) {
+            report = await applyAndTest(root, result, config, { quiet: Boolean(flags.json) });
+            write(`umbra agent: ${report.apply.message}\n`);
+            if (report.tests)
+              write(
+                `umbra agent: tests ${report.tests.passed ? "passed" : "FAILED"} (${report.tests.command})\n`,
+              );
+          } else write("umbra agent: not applied (rerun with --yes to apply)\n");
+        }
+        if (flags.json) {
+          printJson({
+            session: result.session,
+            status: result.outcome.status,
+            message: result.outcome.message,
+            diff: result.diff,
+            applied: report?.apply.applied ?? false,
+            conflicts: report?.apply.conflicts ?? [],
+            tests: testsJson(report?.tests),
+            usage: result.outcome.usage,
+          });
+        }
+        if (result.outcome.status !== "done") throw new AgentFailedError(result.outcome.message);
+        if (report && !report.apply.applied) throw new AgentFailedError(report.apply.message);
+        if (report?.tests && !report.tests.passed)
+          throw new AgentFailedError(`the tests failed after applying (${report.tests.command})`);
+      } finally {
+        process.removeListener("SIGINT", interrupt);
+      }
+    });
+}
