@@ -140,10 +140,13 @@ export function registerDemo(program: Command): void {
       const work = await mkdtemp(join(tmpdir(), "umbra-demo-"));
       const root = join(work, "examples");
       try {
-        // the cassettes are the demo's input, not part of the project the agent works on
+        // the cassettes are the demo's input and eval/ is umbra eval's task set: neither is part of the
+        // project the agent works on
         await cp(examplesDir(), root, {
           recursive: true,
-          filter: (source) => !source.startsWith(join(examplesDir(), "cassettes")),
+          filter: (source) =>
+            !source.startsWith(join(examplesDir(), "cassettes")) &&
+            !source.startsWith(join(examplesDir(), "eval")),
         });
         process.stdout.write(`umbra demo: indexing a copy of examples/ in ${root}\n`);
         const reporter = terminalReporter();

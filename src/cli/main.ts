@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { registerAgent } from "./agent-command.js";
 import { registerDemo } from "./demo-command.js";
 import { exitCodeFor } from "./errors.js";
+import { registerEval } from "./eval-command.js";
 import { registerGrep } from "./grep-command.js";
 import { registerIndex } from "./index-command.js";
 import { registerLint } from "./lint-command.js";
@@ -32,6 +33,7 @@ for (const register of [
   registerAgent,
   registerSessions,
   registerDemo,
+  registerEval,
 ]) {
   register(program);
 }

@@ -14,11 +14,14 @@ export async function cleanup(...dirs: (string | undefined)[]): Promise<void> {
   for (const dir of dirs) if (dir) await rm(dir, { recursive: true, force: true });
 }
 
-/** A copy of the bundled examples/ project in a temporary folder. */
+/** A copy of the bundled examples/ project in a temporary folder (without eval/, umbra eval's task set). */
 export async function copyExamples(): Promise<string> {
   const dir = await tempDir("ws");
   const root = join(dir, "examples");
-  await cp(EXAMPLES, root, { recursive: true });
+  await cp(EXAMPLES, root, {
+    recursive: true,
+    filter: (source) => !source.startsWith(join(EXAMPLES, "eval")),
+  });
   return root;
 }
 

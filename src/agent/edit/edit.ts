@@ -1,6 +1,14 @@
 /** Search/replace edits: exact first, then line-based stages that tolerate whitespace and indentation drift. */
 import { diffArrays } from "diff";
-import { buildRegion, type Candidate, LINE_STAGES, locate, type MatchStage, type Op, type Placement } from "./match.js";
+import {
+  buildRegion,
+  type Candidate,
+  LINE_STAGES,
+  locate,
+  type MatchStage,
+  type Op,
+  type Placement,
+} from "./match.js";
 import { firstDifference, nearestRegions, numbered } from "./nearest.js";
 import { type Doc, type Line, lineAt, parseDoc, renderDoc, splitBlock, withEol } from "./text.js";
 
@@ -127,7 +135,8 @@ function exactStage(
     return ambiguous(doc, cands, "exact");
   }
   const first = hits[0] ?? 0;
-  const wholeLines = (first === 0 || body[first - 1] === "\n") && (s.endsWith("\n") || first + s.length === body.length);
+  const wholeLines =
+    (first === 0 || body[first - 1] === "\n") && (s.endsWith("\n") || first + s.length === body.length);
   if (wholeLines && !options.replaceAll) {
     // Whole lines: through the line model, so that added lines follow the file's endings and indentation.
     const start = lineAt(body, first) - 1;

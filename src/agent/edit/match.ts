@@ -116,7 +116,8 @@ function candidatesAt(doc: Doc, cache: NormCache, ops: Op[], stage: MatchStage):
     // Every searched line found (one file line between) beats one searched line left out.
     const missing = fuzzyCandidates(doc, cache, ops, search, "missing");
     if (missing.length > 0 || missing.blocked) return missing;
-    return fuzzyCandidates(doc, cache, ops, search, "extra");
+    const extra = fuzzyCandidates(doc, cache, ops, search, "extra");
+    return extra.blocked ? [] : extra;
   }
   const norm =
     stage === "exact"
@@ -165,14 +166,17 @@ function fuzzyCandidates(
   // For each searched line, whether it is kept, and whether lines are added right before it.
   const kept: boolean[] = [];
   const addsBefore: boolean[] = [];
+  // A kept line with kept lines right before and after it in the change (it sits inside plain context).
+  const inContext: boolean[] = [];
   let pendingAdd = false;
-  for (const op of ops) {
+  for (const [k, op] of ops.entries()) {
     if (op.kind === "add") {
       pendingAdd = true;
       continue;
     }
     kept.push(op.kind === "keep");
     addsBefore.push(pendingAdd);
+    inContext.push(op.kind === "keep" && ops[k - 1]?.kind === "keep" && ops[k + 1]?.kind === "keep");
     pendingAdd = false;
   }
   const nonBlank = s.filter((x) => x !== "").length;
@@ -186,9 +190,11 @@ function fuzzyCandidates(
     while (a < n && p + a < N && file[p + a] === s[a]) a++;
     if (a === n) continue; // a plain match, found by an earlier stage
     // Extra line in the block at a.
-    if (which === "extra" && a > 0 && a < n - 1 && kept[a] && matchesFrom(a + 1, p + a)) {
-      const map = [...contiguous(p, a), -1, ...Array.from({ length: n - a - 1 }, (_, k) => p + a + k)];
-      out.push({ start: p, end: p + n - 1, map, tab: 4 });
+    if (which === "extra" && a > 0 && a < n - 1 && matchesFrom(a + 1, p + a)) {
+      if (inContext[a]) {
+        const map = [...contiguous(p, a), -1, ...Array.from({ length: n - a - 1 }, (_, k) => p + a + k)];
+        out.push({ start: p, end: p + n - 1, map, tab: 4 });
+      } else out.blocked = true;
     }
     // Line missing from the block before index a.
     if (
@@ -239,11 +245,10 @@ function indentStyle(lines: Line[]): IndentStyle {
       widths.add(leadingWs(l.text).length);
     }
   }
-  let unit = 4;
-  for (const u of [2, 4, 8]) {
-    const fits = [...widths].filter((w) => w % u === 0).length;
-    if (widths.size > 0 && fits / widths.size >= 0.9) unit = u;
-  }
+  // Tabs become 4 columns unless the file's indentation is mostly in steps of 2 or 8.
+  const share = (u: number) =>
+    widths.size === 0 ? 0 : [...widths].filter((w) => w % u === 0).length / widths.size;
+  const unit = share(8) >= 0.9 ? 8 : share(4) >= 0.5 ? 4 : share(2) >= 0.9 ? 2 : 4;
   style = { only: tabs > 0 && spaces === 0 ? "tabs" : spaces > 0 && tabs === 0 ? "spaces" : undefined, unit };
   styles.set(lines, style);
   return style;

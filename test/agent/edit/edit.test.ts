@@ -169,4 +169,15 @@ describe("misses", () => {
     const r = applyEdit(PY, "    x = 1\n    y = 22\n", "    x = 1\n    y = 3\n");
     expect(r.ok).toBe(false);
   });
+
+  test("a missing line where the change adds lines is not guessed", () => {
+    const file = "a = 1\nb = 2\nc = 3\nd = 4\n";
+    const r = applyEdit(file, "a = 1\nb = 2\nd = 4\n", "a = 1\nb = 2\nx = 9\nd = 4\n");
+    expect(r.ok).toBe(false);
+  });
+
+  test("new lines follow the file's indentation character", () => {
+    const r = ok(applyEdit("def f():\n    return 1\n", "def f():\n", "def f():\n\tx = 2\n"));
+    expect(r.text).toBe("def f():\n    x = 2\n    return 1\n");
+  });
 });

@@ -196,4 +196,25 @@ describe("applyPatch", () => {
       FILE.replace("line 2\n", "line 2\nnew\n").replace("line 15\n", "LINE 15\n"),
     );
   });
+
+  test("a hunk whose context is lopsided does not use its stated line to break a tie", () => {
+    const file = "a\nx\nb\nz\na\nx\nb\n";
+    const patch = "--- a/f\n+++ b/f\n@@ -5,2 +5,2 @@\n a\n-x\n+y\n";
+    const r = applyPatch(patch, reader({ f: file }));
+    expect(r.ok).toBe(false);
+  });
+
+  test("BOM and CRLF file kept", () => {
+    const file = "\uFEFFa\r\nb\r\nc\r\n";
+    const r = applyPatch("--- a/f\n+++ b/f\n@@ -1,3 +1,4 @@\n a\n b\n+n\n c\n", reader({ f: file }));
+    expect(r.files[0]?.text).toBe("\uFEFFa\r\nb\r\nn\r\nc\r\n");
+  });
+
+  test("an extra context line the file lacks", () => {
+    const patch =
+      "--- a/f\n+++ b/f\n@@ -4,6 +4,6 @@\n line 4\n line 5\n\n line 6\n-line 7\n+LINE 7\n line 8\n";
+    const r = applyPatch(patch, reader({ f: FILE }));
+    expect(r.ok).toBe(true);
+    expect(r.files[0]?.text).toBe(FILE.replace("line 7\n", "LINE 7\n"));
+  });
 });

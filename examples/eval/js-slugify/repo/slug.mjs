@@ -1,0 +1,3 @@
+export function slugify(title) {
+  return title.toLowerCase();
+}

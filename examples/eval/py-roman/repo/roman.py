@@ -1,0 +1,2 @@
+def to_roman(n):
+    raise NotImplementedError("to_roman")
