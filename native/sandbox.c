@@ -57,13 +57,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "sandbox.h"
 
 #define EXIT_USAGE 2
 #define EXIT_SETUP 125
 #define MAX_PATHS 4096
 #define MAX_REPORTS 1000
-#define WHY_LEN 1024
+#define WHY_LEN FAILURE_LEN
 
 #ifndef SYS_mount_setattr
 #define SYS_mount_setattr 442
@@ -113,18 +114,9 @@ struct options {
   char **argv;
 };
 
-static char why[WHY_LEN];
 static int report_fd = -1;
 static struct sock_fprog filter;
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(why, sizeof why, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 static void report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void report(const char *fmt, ...) {
@@ -143,10 +135,10 @@ static void report(const char *fmt, ...) {
 
 static void die_setup(void) __attribute__((noreturn));
 static void die_setup(void) {
-  for (char *c = why; *c; c++)
+  for (char *c = failure; *c; c++)
     if (*c == '\n') *c = ' ';
-  report("setup %s", why);
-  fprintf(stderr, "umbra-helper: %s\n", why);
+  report("setup %s", failure);
+  fprintf(stderr, "umbra-helper: %s\n", failure);
   _exit(EXIT_SETUP);
 }
 
@@ -163,16 +155,6 @@ static void usage(const char *fmt, ...) {
 
 /* ---------- small file helpers ---------- */
 
-static int write_text(const char *path, const char *text) {
-  int fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return fail("open %s: %s", path, strerror(errno));
-  size_t len = strlen(text);
-  ssize_t n = write(fd, text, len);
-  int saved = errno;
-  close(fd);
-  if (n != (ssize_t)len) return fail("write %s: %s", path, strerror(n < 0 ? saved : EIO));
-  return 0;
-}
 
 static int set_attr(const char *path, uint64_t set, uint64_t clear, int recursive) {
   struct setattr attr = {.attr_set = set, .attr_clr = clear, .propagation = 0, .userns_fd = 0};
@@ -215,14 +197,6 @@ static int is_mount_point(const char *path) {
 
 /* ---------- namespaces ---------- */
 
-static int map_ids(uid_t uid, gid_t gid) {
-  char map[64];
-  if (write_text("/proc/self/setgroups", "deny") != 0 && errno != ENOENT) return -1;
-  snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-  if (write_text("/proc/self/uid_map", map) != 0) return -1;
-  snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-  return write_text("/proc/self/gid_map", map);
-}
 
 /* With --join: the user and mount namespaces of the branch's holder, where the branch is mounted. */
 static int join_branch(const struct options *o) {
@@ -605,7 +579,7 @@ static void run_command(const struct options *o, int listener_sock) {
                                    .devices = devices,
                                    .device_count = 1,
                                    .block_tcp = !o->network};
-    if (landlock_apply(o->landlock, &paths, why, sizeof why) != 0) die_setup();
+    if (landlock_apply(o->landlock, &paths, failure, sizeof failure) != 0) die_setup();
   }
   if (drop_capabilities() != 0) die_setup();
   /* Only 0-2 and the socket to init stay open; the report descriptor closes here too. */
@@ -652,7 +626,7 @@ static void sandbox_init(const struct options *o, const struct path_list *socket
     __attribute__((noreturn));
 static void sandbox_init(const struct options *o, const struct path_list *sockets, uid_t uid, gid_t gid) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (o->join <= 0 && map_ids(uid, gid) != 0) die_setup();
+  if (o->join <= 0 && map_own_ids(uid, gid) != 0) die_setup();
   if (make_view(o, sockets) != 0) die_setup();
   prctl(PR_SET_DUMPABLE, 0);
   if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
@@ -829,7 +803,7 @@ int cmd_sandbox(int argc, char **argv) {
   prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (read_filter(o.seccomp_fd) != 0) die_setup();
   if (o.landlock) {
-    o.landlock = landlock_abi(why, sizeof why);
+    o.landlock = landlock_abi(failure, sizeof failure);
     if (o.landlock == 0) die_setup();
   }
   static struct path_list sockets;
@@ -883,8 +857,8 @@ int cmd_sandbox_probe(int argc, char **argv) {
       fflush(stdout);
       _exit(1);
     }
-    if (map_ids(uid, gid) != 0) {
-      printf("userns fail %s\n", why);
+    if (map_own_ids(uid, gid) != 0) {
+      printf("userns fail %s\n", failure);
       fflush(stdout);
       _exit(1);
     }

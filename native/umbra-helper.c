@@ -48,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "sandbox.h"
 
 #define EXIT_USAGE 2
@@ -55,7 +56,7 @@
 #define EXIT_CANNOT_EXEC 126
 #define EXIT_NOT_FOUND 127
 
-#define ERR_LEN 512
+#define ERR_LEN FAILURE_LEN
 
 enum mount_mode { MODE_OVERLAY, MODE_FUSE, MODE_BIND };
 
@@ -71,17 +72,6 @@ struct branch_spec {
   char **argv; /* the command, NULL-terminated */
 };
 
-/* Why the last step failed, one line. */
-static char failure[ERR_LEN];
-
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(failure, sizeof failure, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 static void usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void usage(const char *fmt, ...) {
@@ -109,17 +99,6 @@ static int join_path(char *out, size_t size, const char *dir, const char *name) 
 
 /* ---------- step 1: user + mount namespace ---------- */
 
-static int write_file(const char *path, const char *text) {
-  int fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return fail("open %s: %s", path, strerror(errno));
-  size_t len = strlen(text);
-  ssize_t n = write(fd, text, len);
-  int saved = errno;
-  close(fd);
-  if (n != (ssize_t)len) return fail("write %s: %s", path, strerror(n < 0 ? saved : EIO));
-  return 0;
-}
-
 /* A private user namespace in which the caller keeps its own uid and gid, and a private mount namespace. */
 static int enter_namespaces(void) {
   uid_t uid = getuid();
@@ -127,13 +106,7 @@ static int enter_namespaces(void) {
   if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
     return fail("cannot create a user and mount namespace: %s (unprivileged user namespaces may be disabled)",
                 strerror(errno));
-  char map[64];
-  if (access("/proc/self/setgroups", F_OK) == 0 && write_file("/proc/self/setgroups", "deny") != 0) return -1;
-  snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-  if (write_file("/proc/self/uid_map", map) != 0) return -1;
-  snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-  if (write_file("/proc/self/gid_map", map) != 0) return -1;
-  return 0;
+  return map_own_ids(uid, gid);
 }
 
 /* ---------- step 2: nothing mounted here propagates back to the host ---------- */

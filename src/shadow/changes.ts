@@ -1,10 +1,16 @@
 import type { Dirent, Stats } from "node:fs";
-import { lstat, readdir, readFile, readlink } from "node:fs/promises";
+import { readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { errnoCode } from "./errors.js";
 import { opaqueDirs } from "./helper.js";
 import { isAtOrBelow, joinRel } from "./relpath.js";
-import { FUSE_OPAQUE_MARK, FUSE_WHITEOUT_PREFIX, isWhiteout, type ViewLayers } from "./view.js";
+import {
+  FUSE_OPAQUE_MARK,
+  FUSE_WHITEOUT_PREFIX,
+  isWhiteout,
+  lstatOrUndefined,
+  type ViewLayers,
+} from "./view.js";
 
 export type ChangeKind = "added" | "modified" | "deleted";
 
@@ -34,16 +40,6 @@ export interface ChangeDetail extends BranchChange {
 /** `.git` folders are never part of a branch's changes. */
 function isGitPath(rel: string): boolean {
   return rel === ".git" || rel.startsWith(".git/") || rel.includes("/.git/") || rel.endsWith("/.git");
-}
-
-async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
-  try {
-    return await lstat(path);
-  } catch (error) {
-    const code = errnoCode(error);
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw error;
-  }
 }
 
 /** A side for a file or symlink on disk; undefined for anything else. */

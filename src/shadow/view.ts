@@ -50,7 +50,8 @@ export function isWhiteout(info: Stats): boolean {
 export const FUSE_WHITEOUT_PREFIX = ".wh.";
 export const FUSE_OPAQUE_MARK = ".wh..wh..opq";
 
-async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
+/** lstat, or undefined when the path (or a folder on the way) does not exist. */
+export async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
   try {
     return await lstat(path);
   } catch (error) {

@@ -1,29 +1,19 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { CLI, requireBuiltCli, umbraSync } from "../helpers/cli.js";
 import { cleanup, copyExamples, fingerprint, tempDir } from "../helpers/workspace.js";
-
-const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
 
 let home: string;
 let root: string;
 let env: NodeJS.ProcessEnv;
 
 function umbra(args: string[], input?: string) {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
-    env,
-    input,
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  return umbraSync(env, args, input);
 }
 
-beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error("dist/ is missing: run `npm run build` first (npm test does)");
-});
+beforeAll(requireBuiltCli);
 beforeEach(async () => {
   home = await tempDir("cli-home");
   root = await copyExamples();

@@ -3,22 +3,15 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fork } from "../../src/shadow/index.js";
+import { umbraSync } from "../helpers/cli.js";
 import { cleanup, copyExamples, fingerprint, tempDir } from "../helpers/workspace.js";
-
-const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
 
 let home: string;
 let root: string;
 let env: NodeJS.ProcessEnv;
 
 function umbra(args: string[], input?: string) {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
-    env,
-    input,
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  return umbraSync(env, args, input);
 }
 
 beforeEach(async () => {

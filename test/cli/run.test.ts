@@ -1,38 +1,19 @@
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliOutcome, umbraAsync } from "../helpers/cli.js";
 import { cleanup, copyExamples, fingerprint, tempDir } from "../helpers/workspace.js";
-
-const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
 
 let home: string;
 let root: string;
 let env: NodeJS.ProcessEnv;
 
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the built CLI without blocking the event loop (the network test serves from this process). */
-function umbra(args: string[], input = ""): Promise<Outcome> {
-  return new Promise((done) => {
-    const child = execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env, encoding: "utf8", timeout: 60_000, maxBuffer: 32 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : null) : 0;
-        done({ code: child.exitCode ?? code, stdout, stderr });
-      },
-    );
-    child.stdin?.end(input);
-  });
+function umbra(args: string[], input = ""): Promise<CliOutcome> {
+  return umbraAsync(env, args, input);
 }
 
 interface RunJson {

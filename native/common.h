@@ -1,0 +1,24 @@
+/*
+ * What every part of umbra-helper shares: the one-line reason of the last failure, writing a small file,
+ * and mapping the caller's own uid and gid into a fresh user namespace.
+ */
+#ifndef UMBRA_COMMON_H
+#define UMBRA_COMMON_H
+
+#include <sys/types.h>
+
+#define FAILURE_LEN 1024
+
+/* Why the last step failed, one line. */
+extern char failure[FAILURE_LEN];
+
+/* Records the reason (printf-style) in `failure` and returns -1. */
+int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Writes `text` to an existing file (e.g. under /proc); 0, or -1 with `failure` set. */
+int write_file(const char *path, const char *text);
+
+/* In a fresh user namespace: denies setgroups and maps `uid`/`gid` to themselves. */
+int map_own_ids(uid_t uid, gid_t gid);
+
+#endif

@@ -1,0 +1,44 @@
+import { execFile, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+
+/** The built command line (npm test builds dist/ before running the tests). */
+export const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
+
+export interface CliOutcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Fails a suite early, with the fix, when dist/ has not been built. */
+export function requireBuiltCli(): void {
+  if (!existsSync(CLI)) throw new Error("dist/ is missing: run `npm run build` first (npm test does)");
+}
+
+/** Runs `umbra ARGS` and waits for it, blocking this process. */
+export function umbraSync(env: NodeJS.ProcessEnv, args: string[], input?: string): CliOutcome {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    env,
+    input,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Runs `umbra ARGS` without blocking the event loop (for tests that serve something from this process). */
+export function umbraAsync(env: NodeJS.ProcessEnv, args: string[], input = ""): Promise<CliOutcome> {
+  return new Promise((done) => {
+    const child = execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env, encoding: "utf8", timeout: 120_000, maxBuffer: 32 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : null) : 0;
+        done({ code: child.exitCode ?? code, stdout, stderr });
+      },
+    );
+    child.stdin?.end(input);
+  });
+}
