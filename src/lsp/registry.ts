@@ -177,6 +177,8 @@ export const PYTHON: LanguageDefinition = {
   resend: "bump",
   dependents: "python",
   dynamicPullDiagnosticsMs: 3000,
+  // pyright re-checks every importer in full: past a few, the cross-file check dominates a lint.
+  maxRelatedFiles: 4,
 };
 
 export const GO: LanguageDefinition = {
