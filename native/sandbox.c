@@ -2,7 +2,7 @@
  * umbra-helper sandbox: runs one command in a sandbox.
  *
  *   umbra-helper sandbox --workspace W [--writable P]... [--hidden P]... [--protected P]... [--network]
- *                        [--cwd D] [--nproc N] [--memory BYTES] [--cpu SECONDS] [--no-landlock]
+ *                        [--cwd D] [--readable P]... [--nproc N] [--memory BYTES] [--cpu SECONDS] [--no-landlock]
  *                        [--join PID | --bind-source DIR] --seccomp-fd N --report-fd N -- CMD [ARGS...]
  *
  * Steps, in this (outer) process, which stays outside the sandbox to clean up:
@@ -110,7 +110,7 @@ struct options {
   int seccomp_fd;
   int report_fd;
   long long nproc, memory, cpu;
-  struct path_list writable, hidden, protected;
+  struct path_list writable, readable, hidden, protected;
   char **argv;
 };
 
@@ -370,7 +370,8 @@ static int make_dev(void) {
   return 0;
 }
 
-/* A private /tmp; the workspace and writable roots below /tmp are carried over into it. */
+/* A private /tmp; the workspace, writable roots and readable roots below /tmp are carried over into it
+ * (Landlock still allows writes only beneath writable roots). */
 static int make_tmp(const struct options *o) {
   int trees[MAX_PATHS];
   const char *paths[MAX_PATHS];
@@ -378,6 +379,7 @@ static int make_tmp(const struct options *o) {
   size_t wanted_count = 0, count = 0;
   wanted[wanted_count++] = o->workspace;
   for (size_t i = 0; i < o->writable.count && wanted_count <= MAX_PATHS; i++) wanted[wanted_count++] = o->writable.items[i];
+  for (size_t i = 0; i < o->readable.count && wanted_count <= MAX_PATHS; i++) wanted[wanted_count++] = o->readable.items[i];
   for (size_t i = 0; i < wanted_count; i++) {
     const char *root = wanted[i];
     struct stat st;
@@ -783,6 +785,7 @@ int cmd_sandbox(int argc, char **argv) {
     else if (strcmp(arg, "--cwd") == 0) o.cwd = value;
     else if (strcmp(arg, "--bind-source") == 0) o.bind_source = value;
     else if (strcmp(arg, "--writable") == 0) add_path(&o.writable, arg, value);
+    else if (strcmp(arg, "--readable") == 0) add_path(&o.readable, arg, value);
     else if (strcmp(arg, "--hidden") == 0) add_path(&o.hidden, arg, value);
     else if (strcmp(arg, "--protected") == 0) add_path(&o.protected, arg, value);
     else if (strcmp(arg, "--join") == 0) o.join = (pid_t)number(arg, value);

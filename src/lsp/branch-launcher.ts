@@ -1,11 +1,14 @@
 import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import type { UmbraConfig } from "../config/config.js";
 import { loadAdminPolicy, prepareSandbox, resolvePolicy } from "../sandbox/index.js";
 import type { Branch } from "../shadow/index.js";
 import type { Launcher } from "./types.js";
+
+/** umbra's installation: dist/lsp/ (or src/lsp/) is two levels below it. */
+const PACKAGE_ROOT = resolve(import.meta.dirname, "..", "..");
 
 /** The helper's report descriptor (see src/sandbox/linux.ts); drained so the helper never blocks on it. */
 const REPORT_FD = 4;
@@ -43,7 +46,9 @@ export async function branchLauncher(
     admin: await loadAdminPolicy(),
     walk: config.index.excludeDirs ? { excludeDirs: config.index.excludeDirs } : {},
   });
-  const sandbox = await prepareSandbox(policy, { branch });
+  // The servers ship in umbra's own node_modules, which must stay readable even when umbra is installed
+  // below /tmp (the sandbox gives commands a private /tmp).
+  const sandbox = await prepareSandbox({ ...policy, readableRoots: [PACKAGE_ROOT] }, { branch });
   const launcher: Launcher = (spec) => {
     const child = sandbox.spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env });
     (child.stdio[REPORT_FD] as Readable | null | undefined)?.resume();

@@ -75,6 +75,7 @@ export function helperArgs(
   if (view?.kind === "join") out.push("--join", String(view.pid));
   if (view?.kind === "bind") out.push("--bind-source", view.source);
   for (const path of policy.writableRoots) out.push("--writable", move(path));
+  for (const path of policy.readableRoots ?? []) out.push("--readable", path);
   for (const path of policy.protectedPaths) out.push("--protected", move(path));
   for (const path of policy.hiddenPaths) out.push("--hidden", move(path));
   if (policy.network) out.push("--network");

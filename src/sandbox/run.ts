@@ -103,6 +103,7 @@ export function checkPolicy(policy: SandboxPolicy): void {
   if (badPath(policy.workspace)) bad(`the workspace ${policy.workspace} is not an absolute, normal path`);
   for (const [name, list] of [
     ["writable root", policy.writableRoots],
+    ["readable root", policy.readableRoots ?? []],
     ["hidden path", policy.hiddenPaths],
     ["protected path", policy.protectedPaths],
   ] as const) {

@@ -10,6 +10,11 @@ export interface SandboxPolicy {
   workspace: string;
   /** absolute; in workspace-write it includes the workspace; /tmp is always a private tmpfs */
   writableRoots: string[];
+  /**
+   * Folders the command must be able to read even where the sandbox replaces what holds them (a folder
+   * below /tmp, which becomes private): e.g. the installation of a language server. Never writable.
+   */
+  readableRoots?: string[];
   /** absolute paths (files or dirs) to make unreadable/unwritable (ignore-file matches) */
   hiddenPaths: string[];
   /** absolute paths kept read-only; may not exist */
