@@ -11,6 +11,7 @@ import { type CassetteHeader, readCassette, recordingFetch, replayFetch } from "
 import { createToolContext } from "./context.js";
 import { type AgentEvent, type AgentOutcome, runAgent } from "./loop.js";
 import { createModel, type FetchFunction, type ModelSpec, resolveModelSpec } from "./providers.js";
+import { resumePoint } from "./resume.js";
 import { newSessionId, SessionWriter, sessionsDir } from "./session.js";
 import type { AgentTool } from "./tools/types.js";
 
@@ -44,6 +45,8 @@ export interface SessionOptions {
   unsandboxed?: boolean;
   /** Session id (default: a new one). */
   id?: string;
+  /** Continue this earlier session: its changes and a briefing of what it did (see resume.ts). */
+  resume?: string;
 }
 
 export interface SessionResult {
@@ -128,13 +131,18 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
   const env = options.env ?? process.env;
   const { model, label, drifts } = modelFor(options);
   const id = options.id ?? newSessionId();
+  const resumed = options.resume
+    ? await resumePoint(options.root, options.resume, env, options.onWarning)
+    : undefined;
+  const task = options.task.trim() || resumed?.task || "";
   const session = new SessionWriter(id, sessionsDir(options.root, env));
-  const branch = await fork(options.root, { env });
+  const branch = resumed?.branch ?? (await fork(options.root, { env }));
   if (branch.warning) options.onWarning?.(branch.warning);
   session.write({
     type: "session",
     id,
-    task: options.task,
+    task,
+    ...(resumed ? { resumedFrom: resumed.from } : {}),
     root: options.root,
     model: label,
     startedAt: new Date().toISOString(),
@@ -155,7 +163,7 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
   });
   try {
     const outcome = await runAgent({
-      task: options.task,
+      task: resumed ? `${task}\n\n${resumed.briefing}` : task,
       model,
       context,
       limits: options.config.agent,
@@ -184,6 +192,7 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
       usage: outcome.usage,
       changedFiles: changes.map((c) => c.path),
       endedAt: new Date().toISOString(),
+      diff,
     });
     return {
       session: id,

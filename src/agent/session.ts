@@ -31,13 +31,24 @@ export type SessionRecord =
       startedAt: string;
       replay?: string;
       branch?: string;
+      /** The session this one continues (`umbra agent --resume`). */
+      resumedFrom?: string;
     }
   | { type: "message"; role: "system" | "user" | "assistant"; text: string }
   | { type: "tool-call"; step: number; id: string; name: string; input: unknown }
   | { type: "tool-result"; step: number; id: string; name: string; ok: boolean; output: string }
   | { type: "usage"; step: number; inputTokens: number; outputTokens: number; total: Usage }
   | { type: "notice"; message: string }
-  | { type: "end"; status: string; message: string; usage: Usage; changedFiles: string[]; endedAt: string }
+  | {
+      type: "end";
+      status: string;
+      message: string;
+      usage: Usage;
+      changedFiles: string[];
+      endedAt: string;
+      /** The branch's changes at the end: what a resumed session starts from. */
+      diff?: string;
+    }
   | {
       type: "apply";
       applied: boolean;
@@ -59,6 +70,37 @@ export class SessionWriter {
   write(record: SessionRecord): void {
     appendFileSync(this.file, `${JSON.stringify({ ...record, at: new Date().toISOString() })}\n`);
   }
+}
+
+/** Thrown when a session id names no transcript of the workspace. */
+export class SessionNotFoundError extends Error {
+  override name = "SessionNotFoundError";
+}
+
+/** The records of one session's transcript (lines that do not parse are skipped). */
+export async function readTranscript(
+  root: string,
+  id: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SessionRecord[]> {
+  if (!/^[\w.-]+$/.test(id)) throw new SessionNotFoundError(`no session ${JSON.stringify(id)}`);
+  const file = join(sessionsDir(root, env), `${id}.jsonl`);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    throw new SessionNotFoundError(`no session ${id} in ${root} (see umbra sessions)`);
+  }
+  const records: SessionRecord[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      records.push(JSON.parse(line) as SessionRecord);
+    } catch {
+      // a line cut short by a crash
+    }
+  }
+  return records;
 }
 
 /** A session as `umbra sessions` lists it. */

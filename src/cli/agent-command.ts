@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { type ApplyResult, applyDiff, runTests, type TestRun } from "../agent/apply.js";
 import type { AgentEvent } from "../agent/loop.js";
 import { runSession, type SessionOptions, type SessionResult } from "../agent/run.js";
-import { SessionWriter, sessionsDir } from "../agent/session.js";
+import { readTranscript, SessionWriter, sessionsDir } from "../agent/session.js";
 import { formatUsage, sumUsage } from "../agent/usage.js";
 import type { UmbraConfig } from "../config/config.js";
 import {
@@ -27,6 +27,7 @@ interface AgentFlags {
   strict?: boolean;
   testCommand?: string;
   net?: boolean;
+  resume?: string;
 }
 
 /** The agent did not finish its work, a conflict kept the diff out, or the tests failed: exit 1. */
@@ -149,7 +150,7 @@ export function registerAgent(program: Command): void {
     .description(
       "run a coding agent on TASK in its own shadow branch, show its diff, and apply it to your folder when accepted (then run agent.testCommand)",
     )
-    .argument("<task...>", "what the agent should do")
+    .argument("[task...]", "what the agent should do (with --resume: optional, a further instruction)")
     .option("--root <dir>", "workspace folder", ".")
     .option("--yes", "apply the diff without asking (with --net: also approve network access)")
     .option("--json", "print {session, diff, applied, tests, usage, status, message} instead of the diff")
@@ -162,17 +163,20 @@ export function registerAgent(program: Command): void {
     .option("--strict", "with --replay: fail when a request differs from the recording (default: warn)")
     .option("--test-command <cmd>", "the command that runs the tests (overrides agent.testCommand)")
     .option("--net", "let the agent ask for network access for its commands (asked on the terminal)")
+    .option("--resume <session>", "continue an earlier session (see umbra sessions) from where it stopped")
     .action(async (words: string[], flags: AgentFlags) => {
       const task = words.join(" ").trim();
-      if (!task) throw new UsageError("give the task");
+      if (!task && !flags.resume) throw new UsageError("give the task (or --resume SESSION)");
       if (flags.record && flags.replay) throw new UsageError("--record and --replay exclude each other");
       if (flags.strict && !flags.replay) throw new UsageError("--strict goes with --replay");
       const parallel = flags.parallel === undefined ? 1 : Number(flags.parallel);
       if (!Number.isInteger(parallel) || parallel < 1 || parallel > 16)
         throw new UsageError(`--parallel must be a whole number from 1 to 16, not ${flags.parallel}`);
-      if (parallel > 1 && (flags.record || flags.replay))
-        throw new UsageError("--record and --replay work with one agent, not with --parallel");
+      if (parallel > 1 && (flags.record || flags.replay || flags.resume))
+        throw new UsageError("--record, --replay and --resume work with one agent, not with --parallel");
       const root = await resolveRoot(flags.root);
+      // An unknown session is bad input, whatever else is wrong.
+      if (flags.resume) await readTranscript(root, flags.resume);
       const loaded = configFor(root);
       const config: UmbraConfig = flags.testCommand
         ? { ...loaded, agent: { ...loaded.agent, testCommand: flags.testCommand } }
@@ -194,6 +198,7 @@ export function registerAgent(program: Command): void {
         ...(flags.record ? { record: flags.record } : {}),
         ...(flags.replay ? { replay: flags.replay } : {}),
         ...(flags.strict ? { strict: true } : {}),
+        ...(flags.resume ? { resume: flags.resume } : {}),
       };
       try {
         if (parallel > 1) {

@@ -6,6 +6,13 @@ export class UsageError extends Error {
 /** Exit status for an error: 2 for bad usage or input, 1 for a failure of the work itself. */
 export function exitCodeFor(error: unknown): number {
   const name = (error as { name?: string })?.name;
-  const inputErrors = ["UsageError", "WorkspaceError", "ConfigError", "NotIndexedError", "CommanderError"];
+  const inputErrors = [
+    "UsageError",
+    "WorkspaceError",
+    "ConfigError",
+    "NotIndexedError",
+    "CommanderError",
+    "SessionNotFoundError",
+  ];
   return name && inputErrors.includes(name) ? 2 : 1;
 }

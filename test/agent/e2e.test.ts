@@ -162,6 +162,10 @@ describe("umbra agent --parallel and usage errors", () => {
   it("rejects bad usage with exit status 2", async () => {
     expect((await umbra(["agent", "x", "--root", root, "--record", "a", "--replay", "b"])).code).toBe(2);
     expect((await umbra(["agent", "x", "--root", root, "--parallel", "0"])).code).toBe(2);
+    expect((await umbra(["agent", "--root", root])).code).toBe(2);
+    const noSession = await umbra(["agent", "--root", root, "--resume", "no-such-session"]);
+    expect(noSession.code).toBe(2);
+    expect(noSession.stderr).toMatch(/no session no-such-session/);
     const unconfigured = await umbra(["agent", "x", "--root", root]);
     expect(unconfigured.code).toBe(2);
     expect(unconfigured.stderr).toMatch(/no model configured/);
