@@ -61,6 +61,21 @@ const DENIED = [
   "open_by_handle_at",
 ] as const;
 
+/** Calls added since Linux 5.1 have one number on every architecture. */
+const UNIFIED_NUMBERS = {
+  io_uring_setup: 425,
+  io_uring_enter: 426,
+  io_uring_register: 427,
+  open_tree: 428,
+  move_mount: 429,
+  fsopen: 430,
+  fsconfig: 431,
+  fsmount: 432,
+  fspick: 433,
+  clone3: 435,
+  mount_setattr: 442,
+} as const;
+
 const ARCHES: Record<SeccompArch, ArchInfo> = {
   x64: {
     audit: 0xc000003e,
@@ -94,17 +109,7 @@ const ARCHES: Record<SeccompArch, ArchInfo> = {
       kexec_file_load: 320,
       bpf: 321,
       userfaultfd: 323,
-      io_uring_setup: 425,
-      io_uring_enter: 426,
-      io_uring_register: 427,
-      open_tree: 428,
-      move_mount: 429,
-      fsopen: 430,
-      fsconfig: 431,
-      fsmount: 432,
-      fspick: 433,
-      clone3: 435,
-      mount_setattr: 442,
+      ...UNIFIED_NUMBERS,
     },
   },
   arm64: {
@@ -138,17 +143,7 @@ const ARCHES: Record<SeccompArch, ArchInfo> = {
       bpf: 280,
       userfaultfd: 282,
       kexec_file_load: 294,
-      io_uring_setup: 425,
-      io_uring_enter: 426,
-      io_uring_register: 427,
-      open_tree: 428,
-      move_mount: 429,
-      fsopen: 430,
-      fsconfig: 431,
-      fsmount: 432,
-      fspick: 433,
-      clone3: 435,
-      mount_setattr: 442,
+      ...UNIFIED_NUMBERS,
     },
   },
 };
