@@ -22,7 +22,9 @@ const { values } = parseArgs({ options: { runs: { type: "string", default: "30" 
 const RUNS = Math.max(20, Number(values.runs));
 
 const { runSandboxed, sandboxSupport } = await import(join(ROOT, "dist", "sandbox", "run.js"));
-const { DEFAULT_ENV_ALLOWLIST, filterEnv } = await import(join(ROOT, "dist", "sandbox", "policy.js"));
+const { DEFAULT_ENV_ALLOWLIST, DEFAULT_LIMITS, PROTECTED_WORKSPACE_PATHS, filterEnv } = await import(
+  join(ROOT, "dist", "sandbox", "policy.js")
+);
 
 const support = await sandboxSupport();
 if (!support.ok) {
@@ -44,24 +46,10 @@ const policy = {
   workspace: ws,
   writableRoots: [ws],
   hiddenPaths: [join(ws, "secret.env")],
-  protectedPaths: [
-    ".git/config",
-    ".git/hooks",
-    ".vscode",
-    ".idea",
-    ".umbra/config.json",
-    ".gitignore",
-    ".umbraignore",
-  ].map((rel) => join(ws, rel)),
+  protectedPaths: PROTECTED_WORKSPACE_PATHS.map((entry) => join(ws, entry.path)),
   network: false,
   envAllowlist: [...DEFAULT_ENV_ALLOWLIST],
-  limits: {
-    processes: 1024,
-    memoryBytes: 8 * 1024 ** 3,
-    cpuSeconds: 600,
-    outputBytes: 16 * 1024 * 1024,
-    timeoutMs: 60_000,
-  },
+  limits: { ...DEFAULT_LIMITS, timeoutMs: 60_000 },
 };
 
 const ENV = filterEnv(process.env, policy.envAllowlist);
