@@ -186,29 +186,29 @@ for (const size of sizes) {
   // 1. creation and teardown
   const warm = await fork(tree, { env, mode: "overlay" }); // the mode probe runs once per process
   await warm.discard();
-  /** @type {number[]} */
-  const createMs = [];
-  /** @type {number[]} */
-  const discardMs = [];
-  for (let i = 0; i < RUNS; i++) {
-    const started = performance.now();
-    const branch = await fork(tree, { env, mode: "overlay" });
-    createMs.push(performance.now() - started);
-    discardMs.push(await timed(() => branch.discard()));
-  }
-  record("umbra fork (overlay)", createMs);
-  record("umbra discard (overlay)", discardMs);
-
-  const copyCreate = [];
-  const copyDiscard = [];
-  for (let i = 0; i < BASELINE_RUNS; i++) {
-    const started = performance.now();
-    const branch = await fork(tree, { env, mode: "copy" });
-    copyCreate.push(performance.now() - started);
-    copyDiscard.push(await timed(() => branch.discard()));
-  }
-  record("umbra fork (copy mode: full copy at fork)", copyCreate);
-  record("umbra discard (copy mode)", copyDiscard);
+  /**
+   * Times fork() and discard() of `runs` branches in one mode.
+   * @param {"overlay" | "copy"} mode @param {number} runs
+   */
+  const forkTimes = async (mode, runs) => {
+    /** @type {number[]} */
+    const create = [];
+    /** @type {number[]} */
+    const discard = [];
+    for (let i = 0; i < runs; i++) {
+      const started = performance.now();
+      const branch = await fork(tree, { env, mode });
+      create.push(performance.now() - started);
+      discard.push(await timed(() => branch.discard()));
+    }
+    return { create, discard };
+  };
+  const overlay = await forkTimes("overlay", RUNS);
+  record("umbra fork (overlay)", overlay.create);
+  record("umbra discard (overlay)", overlay.discard);
+  const copy = await forkTimes("copy", BASELINE_RUNS);
+  record("umbra fork (copy mode: full copy at fork)", copy.create);
+  record("umbra discard (copy mode)", copy.discard);
 
   const dest = join(WORK, `dest-${size}`);
   rmSync(dest, { recursive: true, force: true });
