@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -36,4 +37,11 @@ int map_own_ids(uid_t uid, gid_t gid) {
   if (write_file("/proc/self/uid_map", map) != 0) return -1;
   snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
   return write_file("/proc/self/gid_map", map);
+}
+
+void usage_exit(const char *context, const char *hint, const char *fmt, va_list ap) {
+  fprintf(stderr, "umbra-helper: %s", context);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "%s\n", hint);
+  exit(EXIT_USAGE);
 }

@@ -60,8 +60,6 @@
 #include "common.h"
 #include "sandbox.h"
 
-#define EXIT_USAGE 2
-#define EXIT_SETUP 125
 #define MAX_PATHS 4096
 #define MAX_REPORTS 1000
 #define WHY_LEN FAILURE_LEN
@@ -145,12 +143,8 @@ static void die_setup(void) {
 static void usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void usage(const char *fmt, ...) {
   va_list ap;
-  fputs("umbra-helper: sandbox: ", stderr);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputs("\n", stderr);
-  exit(EXIT_USAGE);
+  usage_exit("sandbox: ", "", fmt, ap);
 }
 
 /* ---------- small file helpers ---------- */

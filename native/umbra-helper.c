@@ -51,8 +51,6 @@
 #include "common.h"
 #include "sandbox.h"
 
-#define EXIT_USAGE 2
-#define EXIT_SETUP 125
 #define EXIT_CANNOT_EXEC 126
 #define EXIT_NOT_FOUND 127
 
@@ -76,12 +74,8 @@ struct branch_spec {
 static void usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void usage(const char *fmt, ...) {
   va_list ap;
-  fputs("umbra-helper: ", stderr);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputs(" (usage: umbra-helper mount-exec|hold|opaque|probe|sandbox|sandbox-probe ...)\n", stderr);
-  exit(EXIT_USAGE);
+  usage_exit("", " (usage: umbra-helper mount-exec|hold|opaque|probe|sandbox|sandbox-probe ...)", fmt, ap);
 }
 
 static void die_setup(void) __attribute__((noreturn));
