@@ -72,6 +72,20 @@ export class SessionWriter {
   }
 }
 
+/** The records of a transcript's text (lines that do not parse, e.g. one cut short by a crash, are skipped). */
+export function parseTranscript(text: string): SessionRecord[] {
+  const records: SessionRecord[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      records.push(JSON.parse(line) as SessionRecord);
+    } catch {
+      // a line cut short by a crash
+    }
+  }
+  return records;
+}
+
 /** Thrown when a session id names no transcript of the workspace. */
 export class SessionNotFoundError extends Error {
   override name = "SessionNotFoundError";
@@ -91,16 +105,7 @@ export async function readTranscript(
   } catch {
     throw new SessionNotFoundError(`no session ${id} in ${root} (see umbra sessions)`);
   }
-  const records: SessionRecord[] = [];
-  for (const line of text.split("\n")) {
-    if (!line.trim()) continue;
-    try {
-      records.push(JSON.parse(line) as SessionRecord);
-    } catch {
-      // a line cut short by a crash
-    }
-  }
-  return records;
+  return parseTranscript(text);
 }
 
 /** A session as `umbra sessions` lists it. */
@@ -142,14 +147,7 @@ export async function listSessions(
       usage: undefined,
       file,
     };
-    for (const line of text.split("\n")) {
-      if (!line.trim()) continue;
-      let record: SessionRecord;
-      try {
-        record = JSON.parse(line) as SessionRecord;
-      } catch {
-        continue;
-      }
+    for (const record of parseTranscript(text)) {
       if (record.type === "session") {
         summary.task = record.task;
         summary.model = record.model;

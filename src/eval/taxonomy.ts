@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { SessionRecord } from "../agent/session.js";
+import { parseTranscript, type SessionRecord } from "../agent/session.js";
 
 /**
  * Failure taxonomy: why a task failed, read from the agent's transcript by small named rules. The first
@@ -233,14 +233,5 @@ export function readTranscript(file: string): SessionRecord[] {
   } catch {
     return [];
   }
-  const records: SessionRecord[] = [];
-  for (const line of text.split("\n")) {
-    if (!line.trim()) continue;
-    try {
-      records.push(JSON.parse(line) as SessionRecord);
-    } catch {
-      // a line cut by a crash
-    }
-  }
-  return records;
+  return parseTranscript(text);
 }

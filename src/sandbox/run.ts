@@ -122,16 +122,8 @@ function signalName(signal: number): NodeJS.Signals | null {
   return null;
 }
 
-interface Collected {
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  cancelled: boolean;
-  outputTruncated: boolean;
-  report: string;
-}
+/** What supervise() gathers: the result but its duration and denials, plus the helper's raw report. */
+type Collected = Omit<SandboxResult, "durationMs" | "denials"> & { report: string };
 
 /** Feeds input, collects output up to the limit, enforces the timeout and cancellation. */
 function supervise(
@@ -253,18 +245,8 @@ async function runUnsandboxed(
     }
   };
   child.once("exit", () => killGroup("SIGKILL"));
-  const collected = await supervise(child, policy, options, killGroup, undefined);
-  return {
-    exitCode: collected.exitCode,
-    signal: collected.signal,
-    stdout: collected.stdout,
-    stderr: collected.stderr,
-    timedOut: collected.timedOut,
-    cancelled: collected.cancelled,
-    outputTruncated: collected.outputTruncated,
-    durationMs: performance.now() - started,
-    denials: [],
-  };
+  const { report: _report, ...collected } = await supervise(child, policy, options, killGroup, undefined);
+  return { ...collected, durationMs: performance.now() - started, denials: [] };
 }
 
 function helperOrThrow(): string {
@@ -394,15 +376,6 @@ export async function runSandboxed(
       throw new SandboxError("SETUP_FAILED", `the sandbox helper was killed by ${collected.signal}`);
     } else exitCode = collected.exitCode;
   }
-  return {
-    exitCode,
-    signal,
-    stdout: collected.stdout,
-    stderr: collected.stderr,
-    timedOut: collected.timedOut,
-    cancelled: collected.cancelled,
-    outputTruncated: collected.outputTruncated,
-    durationMs: performance.now() - started,
-    denials,
-  };
+  const { report: _report, ...output } = collected;
+  return { ...output, exitCode, signal, durationMs: performance.now() - started, denials };
 }
