@@ -3,7 +3,8 @@
  *
  *   umbra-helper sandbox --workspace W [--writable P]... [--hidden P]... [--protected P]... [--network]
  *                        [--cwd D] [--readable P]... [--nproc N] [--memory BYTES] [--cpu SECONDS] [--no-landlock]
- *                        [--join PID | --bind-source DIR] --seccomp-fd N --report-fd N -- CMD [ARGS...]
+ *                        [--join PID | --bind-source DIR] [--placeholder-dir J]
+ *                        --seccomp-fd N --report-fd N -- CMD [ARGS...]
  *
  * Steps, in this (outer) process, which stays outside the sandbox to clean up:
  *   1. read the seccomp program (classic BPF, made by src/sandbox/seccomp.ts) from --seccomp-fd;
@@ -12,10 +13,12 @@
  *      there at the workspace's path); with --bind-source, DIR bound at the workspace's path;
  *   3. writable roots bound onto themselves, everything else made read-only (recursively), writable
  *      roots made writable again; a private /dev (null, zero, full, random, urandom, tty, a new devpts,
- *      a /dev/shm tmpfs); protected paths bound read-only (absent ones get a transient empty placeholder
- *      that is removed afterwards), their parents inside writable roots pinned as mount points so that
- *      they cannot be renamed away; hidden paths covered by an empty mode-000 file or directory; /run and
- *      every unix socket path bound in the host's network namespace covered; a private /tmp;
+ *      a /dev/shm tmpfs); protected paths bound read-only (absent ones get an empty read-only placeholder
+ *      directory, shared by concurrent runs through the journal J and removed by its last user, see
+ *      make_placeholder), their parents inside writable roots pinned as mount points so that they cannot
+ *      be renamed away; hidden paths covered by an empty mode-000 file or directory; /run and every unix
+ *      socket path bound in the host's network namespace covered; a private /tmp (the host's in
+ *      full-access, where / is writable);
  *   4. fork the sandbox's init (pid 1 of the new pid namespace), which mounts a fresh /proc (with
  *      /proc/sys read-only), forks the command and answers the seccomp notifications of its tree;
  *   5. in the command's process: limits, no_new_privs, Landlock, no capabilities, no descriptors but
@@ -30,6 +33,7 @@
  *       Prints "userns ok|fail REASON", "landlock ABI [REASON]", "seccomp ok|fail REASON".
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -46,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -102,6 +107,7 @@ struct options {
   const char *workspace;
   const char *cwd;
   const char *bind_source;
+  const char *placeholder_dir;
   pid_t join;
   int network;
   int landlock;
@@ -180,6 +186,12 @@ static int is_writable(const struct options *o, const char *path) {
   return 0;
 }
 
+static int listed(const struct path_list *list, const char *path) {
+  for (size_t i = 0; i < list->count; i++)
+    if (strcmp(list->items[i], path) == 0) return 1;
+  return 0;
+}
+
 static int is_mount_point(const char *path) {
   struct stat here, up;
   char parent[PATH_MAX];
@@ -249,59 +261,224 @@ static void host_socket_paths(struct path_list *out) {
 
 /* ---------- placeholders for absent protected paths ---------- */
 
+/*
+ * An absent protected path inside a writable root gets an empty, read-only directory in its place for
+ * the run: a mount needs something to cover. Always a directory, also at a file's name: git shows no
+ * empty directory (an empty file would appear in `git status`), and a directory blocks creating a file
+ * of that name just as well. The first missing component of the path is the one created.
+ *
+ * Runs share placeholders and can be killed, so each placeholder is journaled in --placeholder-dir (in
+ * umbra's data directory) as a file named DEV-INO that holds the placeholder's path. Every run using a
+ * placeholder holds a shared flock on its entry; at the end, a run that can take the lock exclusively is
+ * the last user and removes the placeholder, if it is still the same (empty) directory. Removing it
+ * earlier would detach the read-only mounts that other runs' namespaces have on it. Entries that no run
+ * holds are leftovers of killed runs: the next run removes them (sweep_journal). The file "lock" of the
+ * journal makes each run's look-create-adopt and remove steps atomic.
+ */
+
 struct placeholder {
-  char path[PATH_MAX];
+  char path[PATH_MAX]; /* as this (outer) process sees it */
+  char view[PATH_MAX]; /* the same inside the sandbox (differs with --bind-source) */
+  dev_t dev;
   ino_t ino;
-  int dir;
+  int entry; /* the journal entry, share-locked while the run lasts */
 };
 static struct placeholder placeholders[64];
 static size_t placeholder_count;
+static int journal_dir = -1;
+static int journal_lock = -1;
 
-/* Absent protected paths inside a writable root get an empty read-only stand-in for the run (a
- * directory for .vscode, .idea, .umbra, hooks and missing parents, else a file): a mount needs something
- * to cover. The first missing component is the one created; it is removed when the run ends. */
-static int make_placeholder(const struct options *o, const char *path) {
-  char first[PATH_MAX];
-  snprintf(first, sizeof first, "%s", path);
+static void entry_name(char *out, size_t size, dev_t dev, ino_t ino) {
+  snprintf(out, size, "%llx-%llx", (unsigned long long)dev, (unsigned long long)ino);
+}
+
+/* mkdir -p, owner-only */
+static int make_dirs(const char *dir) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s", dir);
+  for (char *c = path + 1; *c; c++) {
+    if (*c != '/') continue;
+    *c = '\0';
+    if (mkdir(path, 0700) != 0 && errno != EEXIST) return fail("mkdir %s: %s", path, strerror(errno));
+    *c = '/';
+  }
+  if (mkdir(path, 0700) != 0 && errno != EEXIST) return fail("mkdir %s: %s", path, strerror(errno));
+  return 0;
+}
+
+/* Opens the journal (made when missing) and takes its lock; held until release_journal(). */
+static int open_journal(const char *dir) {
+  if (make_dirs(dir) != 0) return -1;
+  journal_dir = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (journal_dir < 0) return fail("open the placeholder journal %s: %s", dir, strerror(errno));
+  journal_lock = openat(journal_dir, "lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (journal_lock < 0) return fail("open %s/lock: %s", dir, strerror(errno));
+  while (flock(journal_lock, LOCK_EX) != 0)
+    if (errno != EINTR) return fail("lock %s/lock: %s", dir, strerror(errno));
+  return 0;
+}
+
+static void release_journal(void) {
+  if (journal_lock >= 0) flock(journal_lock, LOCK_UN);
+}
+
+/* The path an entry records (its whole content); 0, or -1 when unreadable. */
+static int read_entry(int fd, char *path, size_t size) {
+  ssize_t n = pread(fd, path, size - 1, 0);
+  if (n <= 0) return -1;
+  path[n] = '\0';
+  return 0;
+}
+
+/* Removes the placeholder an exclusively locked entry records, if `path` is still that directory (rmdir
+ * leaves it when something was put inside), then the entry. */
+static void remove_entry(const char *name, const char *path, dev_t dev, ino_t ino) {
   struct stat st;
-  if (lstat(path, &st) == 0) return 0;
+  if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == dev && st.st_ino == ino) rmdir(path);
+  unlinkat(journal_dir, name, 0);
+}
+
+/* Removes the placeholders of runs that were killed: entries that no run holds. A placeholder made in
+ * another mount namespace (a shadow branch's) does not match here: only its entry goes. */
+static void sweep_journal(void) {
+  int fd = dup(journal_dir);
+  DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!dir) {
+    if (fd >= 0) close(fd);
+    return;
+  }
+  struct dirent *d;
+  while ((d = readdir(dir)) != NULL) {
+    unsigned long long dev, ino;
+    char end;
+    if (sscanf(d->d_name, "%llx-%llx%c", &dev, &ino, &end) != 2) continue;
+    int entry = openat(journal_dir, d->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (entry < 0) continue;
+    char path[PATH_MAX];
+    if (flock(entry, LOCK_EX | LOCK_NB) == 0) {
+      if (read_entry(entry, path, sizeof path) == 0) remove_entry(d->d_name, path, (dev_t)dev, (ino_t)ino);
+      else unlinkat(journal_dir, d->d_name, 0);
+    }
+    close(entry);
+  }
+  closedir(dir);
+}
+
+#define MAX_PLACEHOLDERS (sizeof placeholders / sizeof placeholders[0])
+
+static int add_placeholder(const char *path, const char *view, const struct stat *st, int entry) {
+  /* Fails closed: an absent protected path left without a placeholder would be writable. */
+  if (placeholder_count >= MAX_PLACEHOLDERS) {
+    close(entry);
+    return fail("cannot protect %s: more than %zu absent protected paths", view, MAX_PLACEHOLDERS);
+  }
+  if (flock(entry, LOCK_SH | LOCK_NB) != 0) {
+    close(entry);
+    return fail("lock the placeholder journal entry of %s: %s", path, strerror(errno));
+  }
+  struct placeholder *p = &placeholders[placeholder_count++];
+  snprintf(p->path, sizeof p->path, "%s", path);
+  snprintf(p->view, sizeof p->view, "%s", view);
+  p->dev = st->st_dev;
+  p->ino = st->st_ino;
+  p->entry = entry;
+  return 0;
+}
+
+/* If `path` is a journaled placeholder (of a run still going, or a leftover), this run shares it: 1.
+ * 0 when it is not one (user content), -1 on failure. */
+static int adopt_placeholder(const char *path, const char *view, const struct stat *st) {
+  if (!S_ISDIR(st->st_mode) || journal_dir < 0) return 0;
+  char name[64], recorded[PATH_MAX];
+  entry_name(name, sizeof name, st->st_dev, st->st_ino);
+  int entry = openat(journal_dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (entry < 0) return 0;
+  if (read_entry(entry, recorded, sizeof recorded) != 0 || strcmp(recorded, path) != 0) {
+    close(entry);
+    return 0;
+  }
+  return add_placeholder(path, view, st, entry) == 0 ? 1 : -1;
+}
+
+static int create_placeholder(const char *path, const char *view) {
+  if (journal_dir < 0) return fail("cannot protect the absent %s: no --placeholder-dir", view);
+  if (placeholder_count >= MAX_PLACEHOLDERS)
+    return fail("cannot protect %s: more than %zu absent protected paths", view, MAX_PLACEHOLDERS);
+  if (mkdir(path, 0555) != 0) return errno == EEXIST ? 0 : fail("cannot protect %s: %s", view, strerror(errno));
+  struct stat st;
+  char name[64];
+  int entry = -1;
+  if (lstat(path, &st) == 0) {
+    entry_name(name, sizeof name, st.st_dev, st.st_ino);
+    entry = openat(journal_dir, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  }
+  size_t len = strlen(path);
+  if (entry < 0 || write(entry, path, len) != (ssize_t)len) {
+    int saved = errno;
+    if (entry >= 0) {
+      close(entry);
+      unlinkat(journal_dir, name, 0);
+    }
+    rmdir(path);
+    return fail("journal the placeholder %s: %s", view, strerror(saved));
+  }
+  return add_placeholder(path, view, &st, entry);
+}
+
+/* Where the outer process finds the sandbox's `view` path: the same, but inside --bind-source when that
+ * is shown at the workspace's path. */
+static void outer_path(const struct options *o, const char *view, char *out) {
+  size_t n = strlen(o->workspace);
+  if (o->bind_source && is_below(view, o->workspace)) snprintf(out, PATH_MAX, "%s%s", o->bind_source, view + n);
+  else snprintf(out, PATH_MAX, "%s", view);
+}
+
+/* Gives the absent protected `view` a placeholder, or shares an existing one: the path itself (made by
+ * another run) or its deepest existing ancestor (another run's placeholder for a path above it, whose
+ * read-only mount covers this one too). */
+static int make_placeholder(const struct options *o, const char *view) {
+  char path[PATH_MAX], first[PATH_MAX], parent[PATH_MAX], first_view[PATH_MAX];
+  outer_path(o, view, path);
+  struct stat st;
+  if (lstat(path, &st) == 0) return adopt_placeholder(path, view, &st) < 0 ? -1 : 0;
   /* climb to the first missing component whose parent exists */
+  snprintf(first, sizeof first, "%s", path);
+  snprintf(first_view, sizeof first_view, "%s", view);
   for (;;) {
-    char parent[PATH_MAX];
     snprintf(parent, sizeof parent, "%s", first);
     char *slash = strrchr(parent, '/');
     if (!slash || slash == parent) return 0;
     *slash = '\0';
     if (lstat(parent, &st) == 0) break;
     snprintf(first, sizeof first, "%s", parent);
+    *strrchr(first_view, '/') = '\0';
   }
-  if (!S_ISDIR(st.st_mode) || !is_writable(o, first)) return 0;
-  if (placeholder_count >= sizeof placeholders / sizeof placeholders[0]) return 0;
-  const char *base = strrchr(first, '/') + 1;
-  int dir = strcmp(first, path) != 0 || strcmp(base, ".vscode") == 0 || strcmp(base, ".idea") == 0 ||
-            strcmp(base, ".umbra") == 0 || strcmp(base, "hooks") == 0;
-  int rc = dir ? mkdir(first, 0555) : 0;
-  if (!dir) {
-    int fd = open(first, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
-    rc = fd < 0 ? -1 : 0;
-    if (fd >= 0) close(fd);
-  }
-  if (rc != 0) return errno == EEXIST ? 0 : fail("cannot protect %s: %s", first, strerror(errno));
-  struct placeholder *p = &placeholders[placeholder_count++];
-  snprintf(p->path, sizeof p->path, "%s", first);
-  p->ino = lstat(first, &st) == 0 ? st.st_ino : 0;
-  p->dir = dir;
-  return 0;
+  if (!S_ISDIR(st.st_mode)) return 0;
+  char parent_view[PATH_MAX];
+  snprintf(parent_view, sizeof parent_view, "%s", first_view);
+  *strrchr(parent_view, '/') = '\0';
+  int shared = adopt_placeholder(parent, parent_view, &st);
+  if (shared != 0) return shared < 0 ? -1 : 0;
+  if (!is_writable(o, first_view)) return 0;
+  return create_placeholder(first, first_view);
 }
 
+/* At the end of the run: removes the placeholders no other run uses, and lets go of the others. */
 static void remove_placeholders(void) {
+  if (placeholder_count == 0) return;
+  while (flock(journal_lock, LOCK_EX) != 0 && errno == EINTR) {
+  }
   for (size_t i = placeholder_count; i-- > 0;) {
     struct placeholder *p = &placeholders[i];
-    struct stat st;
-    if (lstat(p->path, &st) != 0 || st.st_ino != p->ino) continue;
-    if (p->dir) rmdir(p->path);
-    else if (st.st_size == 0) unlink(p->path);
+    char name[64];
+    entry_name(name, sizeof name, p->dev, p->ino);
+    /* Converting a shared lock drops it first: when the conversion fails, the other run still holds
+     * its lock and removes the placeholder when it ends. */
+    if (flock(p->entry, LOCK_EX | LOCK_NB) == 0) remove_entry(name, p->path, p->dev, p->ino);
+    close(p->entry);
   }
+  placeholder_count = 0;
+  release_journal();
 }
 
 /* ---------- the filesystem view ---------- */
@@ -378,9 +555,11 @@ static int make_tmp(const struct options *o) {
     const char *root = wanted[i];
     struct stat st;
     if (!is_below(root, "/tmp") || strcmp(root, "/tmp") == 0 || stat(root, &st) != 0) continue;
+    /* Only a root carried over itself can carry a nested one: / (a writable root in full-access) does not. */
     int nested = 0;
     for (size_t j = 0; j < wanted_count && !nested; j++)
-      nested = j != i && is_below(root, wanted[j]) && (strcmp(root, wanted[j]) != 0 || j < i);
+      nested = j != i && is_below(wanted[j], "/tmp") && strcmp(wanted[j], "/tmp") != 0 && is_below(root, wanted[j]) &&
+               (strcmp(root, wanted[j]) != 0 || j < i);
     if (nested) continue;
     trees[count] = clone_tree(root, 1);
     if (trees[count] < 0) return -1;
@@ -468,6 +647,8 @@ static int make_view(const struct options *o, const struct path_list *sockets) {
   if (make_dev() != 0) return -1;
   for (size_t i = 0; i < o->protected.count; i++)
     if (protect(o, o->protected.items[i]) != 0) return -1;
+  for (size_t i = 0; i < placeholder_count; i++)
+    if (!listed(&o->protected, placeholders[i].view) && protect(o, placeholders[i].view) != 0) return -1;
   for (size_t i = 0; i < o->hidden.count; i++)
     if (hide(o->hidden.items[i]) != 0) return -1;
   for (size_t i = 0; i < sockets->count; i++)
@@ -477,7 +658,8 @@ static int make_view(const struct options *o, const struct path_list *sockets) {
   if (lstat("/run", &st) == 0 && S_ISDIR(st.st_mode) &&
       mount("tmpfs", "/run", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=4k") != 0)
     return fail("cover /run: %s", strerror(errno));
-  return make_tmp(o);
+  /* With / writable (full-access) nothing of the filesystem is restricted: the host's /tmp stays. */
+  return everything ? 0 : make_tmp(o);
 }
 
 /* ---------- the command's process ---------- */
@@ -778,6 +960,7 @@ int cmd_sandbox(int argc, char **argv) {
     if (strcmp(arg, "--workspace") == 0) o.workspace = value;
     else if (strcmp(arg, "--cwd") == 0) o.cwd = value;
     else if (strcmp(arg, "--bind-source") == 0) o.bind_source = value;
+    else if (strcmp(arg, "--placeholder-dir") == 0) o.placeholder_dir = value;
     else if (strcmp(arg, "--writable") == 0) add_path(&o.writable, arg, value);
     else if (strcmp(arg, "--readable") == 0) add_path(&o.readable, arg, value);
     else if (strcmp(arg, "--hidden") == 0) add_path(&o.hidden, arg, value);
@@ -805,6 +988,12 @@ int cmd_sandbox(int argc, char **argv) {
   }
   static struct path_list sockets;
   host_socket_paths(&sockets);
+  /* The journal is opened in this mount namespace, before a branch's is joined: leftovers in the
+   * user's folder are looked at where they are. */
+  if (o.placeholder_dir && o.protected.count > 0) {
+    if (open_journal(o.placeholder_dir) != 0) die_setup();
+    sweep_journal();
+  }
   if (o.join > 0 && join_branch(&o) != 0) die_setup();
   for (size_t k = 0; k < o.protected.count; k++) {
     if (make_placeholder(&o, o.protected.items[k]) != 0) {
@@ -812,6 +1001,7 @@ int cmd_sandbox(int argc, char **argv) {
       die_setup();
     }
   }
+  release_journal();
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = stop_sandbox;

@@ -98,7 +98,11 @@ function modelFor(options: SessionOptions): { model: LanguageModel; label: strin
   return { model: createModel(spec, fetch), label: spec.model, drifts: () => [] };
 }
 
-/** Protected paths that the sandbox creates (empty) in a branch so that it can keep them read-only. */
+/**
+ * Protected paths that the sandbox stands in for while a command runs in a branch, so that it can keep
+ * them read-only. The helper makes empty directories (never part of a diff) and removes them after the
+ * run; this filter also drops empty files at those names, the stand-ins of older helpers.
+ */
 const PLACEHOLDER_PATHS = new Set(
   PROTECTED_WORKSPACE_PATHS.map((entry) => entry.path).filter((path) => !path.startsWith(".git/")),
 );

@@ -4,7 +4,11 @@ import { formatProgress, ProgressLine } from "./progress.js";
 
 /** Configuration for a command run against `root`. */
 export function configFor(root: string): UmbraConfig {
-  return loadConfig({ workspaceRoot: root });
+  // settings the workspace's own .umbra/config.json may not make are dropped, and said so on stderr
+  return loadConfig({
+    workspaceRoot: root,
+    onWarning: (message) => void process.stderr.write(`umbra: ${message}\n`),
+  });
 }
 
 /** Progress and warning callbacks that draw on the terminal and print warnings on stderr. */

@@ -232,18 +232,69 @@ export interface LoadConfigOptions {
   workspaceRoot?: string;
   env?: NodeJS.ProcessEnv;
   flags?: Json;
+  /** Told (one line each) about workspace settings that were ignored, and why. */
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * Settings that only the user may make (user file, environment, flags): a workspace's own
+ * `.umbra/config.json` comes with the repository, so a cloned repository could grant itself network
+ * access, writes outside itself or the user's secrets with them. Each is a path of keys, with why it is refused.
+ */
+const USER_ONLY_KEYS: readonly { keys: readonly string[]; why: string }[] = [
+  {
+    keys: ["sandbox", "network", "allowCommands"],
+    why: "a repository may not approve its own network access; list the commands in ~/.config/umbra/config.json",
+  },
+  {
+    keys: ["sandbox", "writableRoots"],
+    why: "a repository may not open folders outside itself to writes; list them in ~/.config/umbra/config.json",
+  },
+  {
+    keys: ["sandbox", "env", "allow"],
+    why: "a repository may not pass your environment (API keys, tokens) to its commands; list the variables in ~/.config/umbra/config.json",
+  },
+];
+
+/** `layer` without the setting at `keys` (copies along the path), or undefined when it has none. */
+function withoutKey(layer: Json, keys: readonly string[]): Json | undefined {
+  const [key, ...rest] = keys;
+  if (key === undefined || !(key in layer)) return undefined;
+  if (rest.length === 0) {
+    const { [key]: _dropped, ...kept } = layer;
+    return kept;
+  }
+  const child = layer[key];
+  const inner = isObject(child) ? withoutKey(child, rest) : undefined;
+  return inner === undefined ? undefined : { ...layer, [key]: inner };
+}
+
+/** The workspace layer without the user-only settings; `onWarning` hears about each one dropped. */
+export function withoutUserOnlyKeys(layer: Json, file: string, onWarning?: (message: string) => void): Json {
+  let out = layer;
+  for (const { keys, why } of USER_ONLY_KEYS) {
+    const kept = withoutKey(out, keys);
+    if (kept === undefined) continue;
+    out = kept;
+    onWarning?.(`${keys.join(".")} in ${file} is ignored: ${why}`);
+  }
+  return out;
 }
 
 /**
  * The effective configuration: built-in defaults < `~/.config/umbra/config.json` <
- * `<workspace>/.umbra/config.json` < `UMBRA_*` environment < command-line flags.
+ * `<workspace>/.umbra/config.json` < `UMBRA_*` environment < command-line flags. The workspace file
+ * cannot set the user-only keys (USER_ONLY_KEYS): they are dropped from it, with a warning.
  */
 export function loadConfig(options: LoadConfigOptions = {}): UmbraConfig {
   const env = options.env ?? process.env;
   const configHome = env.XDG_CONFIG_HOME ?? join(homedir(), ".config");
   const userFile = join(configHome, "umbra", "config.json");
   const layers = [readJsonLayer(userFile)];
-  if (options.workspaceRoot) layers.push(readJsonLayer(join(options.workspaceRoot, ".umbra", "config.json")));
+  if (options.workspaceRoot) {
+    const file = join(options.workspaceRoot, ".umbra", "config.json");
+    layers.push(withoutUserOnlyKeys(readJsonLayer(file), file, options.onWarning));
+  }
   layers.push(environmentLayer(env), options.flags ?? {});
   const result = configSchema.safeParse(mergeLayers(...layers));
   if (!result.success) {

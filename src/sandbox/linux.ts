@@ -2,7 +2,8 @@
  * The Linux backend: turns a policy into an `umbra-helper sandbox` command line, reads the helper's
  * report lines, and asks the helper what the kernel offers (`umbra-helper sandbox-probe`).
  */
-import { isAbsolute, join, relative } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { dataDir } from "../config/paths.js";
 import type { BranchSandboxView } from "../shadow/branch.js";
 import { currentSeccompArch, describeSeccompDenial } from "./seccomp.js";
 import type { Denial, SandboxPolicy } from "./types.js";
@@ -61,12 +62,20 @@ function mapInto(path: string, from: string, to: string): string {
   return join(to, inside);
 }
 
+/**
+ * Where the helper journals the placeholders of absent protected paths (see make_placeholder in
+ * native/sandbox.c): in umbra's data directory, so that every run on the machine shares one journal.
+ */
+export function placeholderJournal(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(dataDir(env), "sandbox", "placeholders");
+}
+
 /** The helper's arguments for running `command` under `policy`, optionally in a branch. */
 export function helperArgs(
   policy: SandboxPolicy,
   command: string,
   args: readonly string[],
-  options: { cwd: string; view?: BranchSandboxView | undefined },
+  options: { cwd: string; view?: BranchSandboxView | undefined; placeholderDir?: string },
 ): string[] {
   const view = options.view;
   // A branch that cannot be bound at the workspace's path is used at its own path.
@@ -74,6 +83,7 @@ export function helperArgs(
   const out = ["sandbox", "--workspace", move(policy.workspace), "--cwd", move(options.cwd)];
   if (view?.kind === "join") out.push("--join", String(view.pid));
   if (view?.kind === "bind") out.push("--bind-source", view.source);
+  out.push("--placeholder-dir", options.placeholderDir ?? placeholderJournal());
   for (const path of policy.writableRoots) out.push("--writable", move(path));
   for (const path of policy.readableRoots ?? []) out.push("--readable", path);
   for (const path of policy.protectedPaths) out.push("--protected", move(path));

@@ -455,10 +455,16 @@ describe("as an ordinary user", () => {
   let g: SandboxFixture;
   let wrapper: string;
   const saved = process.env.UMBRA_HELPER;
+  const savedHome = process.env.UMBRA_HOME;
 
   beforeAll(async () => {
     g = await makeFixture("/var/tmp", 0o755);
     execFileSync("chown", ["-R", "65534:65534", g.ws]);
+    // The helper journals placeholders in umbra's data directory, which is the helper's user's own.
+    const data = join(g.base, "data");
+    mkdirSync(data);
+    execFileSync("chown", ["65534:65534", data]);
+    process.env.UMBRA_HOME = data;
     const bin = join(g.base, "bin");
     mkdirSync(bin);
     copyFileSync(HELPER, join(bin, "umbra-helper"));
@@ -475,6 +481,8 @@ describe("as an ordinary user", () => {
   afterAll(async () => {
     if (saved === undefined) delete process.env.UMBRA_HELPER;
     else process.env.UMBRA_HELPER = saved;
+    if (savedHome === undefined) delete process.env.UMBRA_HOME;
+    else process.env.UMBRA_HOME = savedHome;
     await g?.done();
   });
 

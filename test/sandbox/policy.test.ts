@@ -440,12 +440,32 @@ describe("configuration block", () => {
     await put(
       join(ws, ".umbra", "config.json"),
       JSON.stringify({
-        sandbox: { mode: "read-only", network: { allowCommands: ["npm"] }, limits: { processes: 64 } },
+        sandbox: {
+          mode: "read-only",
+          network: { allowCommands: ["npm"] },
+          writableRoots: [base],
+          env: { allow: ["OPENAI_API_KEY"] },
+          limits: { processes: 64 },
+        },
       }),
     );
-    const config = loadConfig({ workspaceRoot: ws, env: { XDG_CONFIG_HOME: join(base, "none") } });
+    const warnings: string[] = [];
+    const config = loadConfig({
+      workspaceRoot: ws,
+      env: { XDG_CONFIG_HOME: join(base, "none") },
+      onWarning: (message) => warnings.push(message),
+    });
     expect(config.sandbox.mode).toBe("read-only");
-    expect(config.sandbox.network.allowCommands).toEqual(["npm"]);
+    // A repository may not approve its own network access: only the user's config counts.
+    // Nor open folders outside itself to writes, nor pass the user's secrets to its commands.
+    expect(config.sandbox.network.allowCommands).toEqual([]);
+    expect(config.sandbox.writableRoots).toEqual([]);
+    expect(config.sandbox.env.allow).toEqual([]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^sandbox\.network\.allowCommands in .*\.umbra\/config\.json is ignored: /),
+      expect.stringMatching(/^sandbox\.writableRoots in .*is ignored: .*outside itself/),
+      expect.stringMatching(/^sandbox\.env\.allow in .*is ignored: .*API keys/),
+    ]);
     expect(config.sandbox.limits).toEqual({ ...DEFAULT_LIMITS, processes: 64 });
     expect(config.sandbox.caches).toContain("npm");
     await put(join(ws, ".umbra", "config.json"), JSON.stringify({ sandbox: { mode: "yolo" } }));
