@@ -44,6 +44,13 @@ const JS_FRAME = /at (?:([\w$.<>]+) )?\(?((?:[A-Za-z]:)?[^\s():]+\.[A-Za-z]+):(\
 const GO_FRAME = /^\s*((?:[\w.-]+\/)*[\w.-]+\.go):(\d+)/gm;
 const DOTTED = /\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b/g;
 const CALLED = /\b([A-Za-z_][A-Za-z0-9_]*)\s*\(/g;
+/** A method or module function called as `obj.name(`: code, even when the name is an English word. */
+const ATTRIBUTE_CALL = /\.([A-Za-z_][A-Za-z0-9_]*)\(/g;
+/** An inline code span holding just a (dotted) name, such as `Quantity` or `xr.where`: a code reference. */
+const FILE_NAME =
+  /\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|c|h|cc|cpp|hpp|cs|rb|php|md|rst|txt|json|toml|yaml|yml|cfg|ini|html|css|sh)$/;
+const LITERALS = new Set(["True", "False", "None", "true", "false", "null", "nil", "undefined", "NaN"]);
+const NAME_SPAN = /`([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\(\))?`/g;
 const CODE_SPAN = /```[\s\S]*?```|`[^`\n]+`/g;
 
 const KEY_VALUE_LINE = /^\s*[-*]?\s*[A-Za-z0-9_.() -]{1,40}\s*[:=]\s*\S.{0,80}$/;
@@ -95,8 +102,9 @@ function normalisePath(raw: string): string {
 class TermWeights {
   private readonly seen = new Map<string, { importance: number; count: number }>();
 
-  add(term: string, importance: number): void {
-    if (term.length < 2 || STOP_WORDS.has(term)) return;
+  /** Counts one sighting of `term`; stop words only when they are surely code (`xr.where(`). */
+  add(term: string, importance: number, surelyCode = false): void {
+    if (term.length < 2 || (STOP_WORDS.has(term) && !surelyCode)) return;
     const current = this.seen.get(term);
     if (current) {
       current.importance = Math.max(current.importance, importance);
@@ -142,6 +150,15 @@ export function parseQuery(original: string): ParsedQuery {
   const codeText = (text.match(CODE_SPAN) ?? []).join("\n");
   const inCode = new Set(identifiers(codeText));
   const called = new Set([...text.matchAll(CALLED)].map((m) => m[1] ?? ""));
+  // names the text marks as code beyond doubt: attribute calls and inline code spans of a bare name
+  const surelyCode = new Set([
+    ...[...text.matchAll(ATTRIBUTE_CALL)].map((m) => m[1] ?? ""),
+    ...[...text.matchAll(NAME_SPAN)]
+      .map((m) => m[1] ?? "")
+      .filter((name) => !FILE_NAME.test(name))
+      .flatMap((name) => name.split("."))
+      .filter((name) => !LITERALS.has(name)),
+  ]);
 
   const paths = new Set<string>();
   for (const frame of frames) paths.add(frame.path);
@@ -157,12 +174,13 @@ export function parseQuery(original: string): ParsedQuery {
   const found = new Set<string>();
   for (const identifier of identifiers(withoutUrls)) {
     const lower = identifier.toLowerCase();
-    if (STOP_WORDS.has(lower)) continue;
-    const isCode = looksLikeCode(identifier) || (called.has(identifier) && lower.length > 2);
+    const sure = surelyCode.has(identifier) && lower.length > 2;
+    if (STOP_WORDS.has(lower) && !sure) continue;
+    const isCode = sure || looksLikeCode(identifier) || (called.has(identifier) && lower.length > 2);
     if (isCode) found.add(identifier);
     const parts = splitIdentifier(identifier).filter((p) => p.length > 1);
     if (isCode) {
-      terms.add(lower, 3);
+      terms.add(lower, 3, sure);
       if (parts.length > 1) for (const part of parts) terms.add(part, 1);
     } else {
       terms.add(lower, inCode.has(identifier) ? 1.5 : 1);

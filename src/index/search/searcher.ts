@@ -6,6 +6,8 @@ import type { Embedder } from "../embed/index.js";
 import type { ChunkRow, FileRow, LexicalStore } from "../store/lexical.js";
 import type { VectorStore } from "../store/vectors.js";
 import { type RankedList, reciprocalRankFusion } from "./fusion.js";
+import { ImportResolver } from "./imports.js";
+import { PathIndex } from "./paths.js";
 import { type ParsedQuery, parseQuery } from "./query.js";
 import { CODE_FIRST_PRIOR, type FileRole, fileRole } from "./roles.js";
 
@@ -22,9 +24,15 @@ export interface SearchOptions {
   fusionK?: number;
   /** How much each kind of file counts (default: implementation code first); `false` ranks all alike. */
   prior?: Record<FileRole, number> | false;
+  /**
+   * A file imported by one of the best-ranked files gains this fraction of its importer's score (the
+   * second file of a change is often one the first one uses), for descriptive queries; 0 turns it off.
+   * Default 0.1.
+   */
+  importBoost?: number;
 }
 
-export type LegName = "lexical" | "file" | "vector" | "exact";
+export type LegName = "lexical" | "file" | "path" | "vector" | "exact";
 
 export interface SearchHit {
   path: string;
@@ -37,11 +45,14 @@ export interface SearchHit {
   stale: boolean;
 }
 
-const DEFAULT_WEIGHTS: Record<LegName, number> = { lexical: 1, file: 1, vector: 0.7, exact: 1.2 };
+const DEFAULT_WEIGHTS: Record<LegName, number> = { lexical: 1, file: 1, path: 0.75, vector: 0.7, exact: 1.2 };
 const LEG_DEPTH = 200;
 const FILE_LEG_DEPTH = 50;
 /** An identifier found in more chunks than this is too common for the exact leg. */
 const EXACT_MAX_DOCUMENTS = 10;
+/** How many of the best-ranked files have their imports followed. */
+const IMPORTERS_FOLLOWED = 3;
+const DEFAULT_IMPORT_BOOST = 0.1;
 /** Queries with at least this many distinct terms are descriptive: the file-role prior applies. */
 const DESCRIPTIVE_QUERY_TERMS = 6;
 
@@ -54,9 +65,26 @@ export interface SearchContext {
 }
 
 /**
- * Whole-file BM25: files ranked by all the evidence they hold, each represented by its best chunk from
- * the chunk-level ranking (or its first chunk when no chunk of it ranked).
+ * A ranking of files as a ranking of chunks: each file represented by its best chunk in the chunk-level
+ * ranking (or its first chunk when no chunk of it ranked).
  */
+function representatives(
+  context: SearchContext,
+  paths: readonly string[],
+  chunkRanking: readonly number[],
+): number[] {
+  const rows = context.lexical.chunks(chunkRanking);
+  const bestChunk = new Map<string, number>();
+  for (const id of chunkRanking) {
+    const path = rows.get(id)?.path;
+    if (path !== undefined && !bestChunk.has(path)) bestChunk.set(path, id);
+  }
+  const missing = paths.filter((path) => !bestChunk.has(path));
+  for (const row of context.lexical.firstChunks(missing)) bestChunk.set(row.path, row.id);
+  return paths.map((path) => bestChunk.get(path)).filter((id): id is number => id !== undefined);
+}
+
+/** Whole-file BM25: files ranked by all the evidence they hold. */
 function fileLeg(
   context: SearchContext,
   query: ParsedQuery,
@@ -67,16 +95,24 @@ function fileLeg(
     limit: FILE_LEG_DEPTH,
     ...(maxTerms ? { maxTerms } : {}),
   });
-  const rows = context.lexical.chunks(chunkRanking);
-  const bestChunk = new Map<string, number>();
-  for (const id of chunkRanking) {
-    const path = rows.get(id)?.path;
-    if (path !== undefined && !bestChunk.has(path)) bestChunk.set(path, id);
+  return representatives(
+    context,
+    files.map((file) => file.path),
+    chunkRanking,
+  );
+}
+
+const pathIndexes = new WeakMap<readonly FileRow[], PathIndex>();
+
+/** Files whose paths name what the query names (see PathIndex). */
+function pathLeg(context: SearchContext, query: ParsedQuery, chunkRanking: readonly number[]): number[] {
+  const files = context.lexical.files();
+  let index = pathIndexes.get(files);
+  if (!index) {
+    index = new PathIndex(files.map((file) => file.path));
+    pathIndexes.set(files, index);
   }
-  const missing = files.map((f) => f.path).filter((path) => !bestChunk.has(path));
-  for (const row of context.lexical.chunksOfPaths(missing))
-    if (!bestChunk.has(row.path)) bestChunk.set(row.path, row.id);
-  return files.map((file) => bestChunk.get(file.path)).filter((id): id is number => id !== undefined);
+  return representatives(context, index.rank(query.terms, FILE_LEG_DEPTH), chunkRanking);
 }
 
 /**
@@ -170,6 +206,52 @@ async function isStale(root: string, file: FileRow): Promise<boolean> {
   }
 }
 
+const resolvers = new WeakMap<readonly FileRow[], ImportResolver>();
+
+function importResolver(files: readonly FileRow[]): ImportResolver {
+  let resolver = resolvers.get(files);
+  if (!resolver) {
+    resolver = new ImportResolver(files.map((file) => file.path));
+    resolvers.set(files, resolver);
+  }
+  return resolver;
+}
+
+/**
+ * Follows the imports of the best-ranked files (read from disk, as hits are): the best chunk of each file
+ * they import that is already a candidate gains `boost` × the importer's score. A bug report names the
+ * entry point; the code to change is often one step down.
+ */
+async function boostImported(
+  context: SearchContext,
+  ranked: readonly { id: number; score: number }[],
+  rows: ReadonlyMap<number, ChunkRow>,
+  boost: number,
+): Promise<readonly { id: number; score: number }[]> {
+  if (boost <= 0) return ranked;
+  const bestOfFile = new Map<string, { id: number; score: number }>();
+  for (const hit of ranked) {
+    const path = rows.get(hit.id)?.path;
+    if (path !== undefined && !bestOfFile.has(path)) bestOfFile.set(path, hit);
+  }
+  const importers = [...bestOfFile].slice(0, IMPORTERS_FOLLOWED);
+  const resolver = importResolver(context.lexical.files());
+  const gain = new Map<number, number>();
+  for (const [path, best] of importers) {
+    const language = rows.get(best.id)?.language ?? "";
+    const text = await readFile(join(context.root, path), "utf8").catch(() => undefined);
+    if (text === undefined) continue;
+    for (const imported of resolver.resolve(path, text, language)) {
+      const target = bestOfFile.get(imported);
+      if (target) gain.set(target.id, Math.max(gain.get(target.id) ?? 0, boost * best.score));
+    }
+  }
+  if (gain.size === 0) return ranked;
+  return ranked
+    .map(({ id, score }) => ({ id, score: score + (gain.get(id) ?? 0) }))
+    .sort((a, b) => b.score - a.score || a.id - b.id);
+}
+
 /**
  * Hybrid search: lexical BM25 over chunks, vector similarity and exact matches of named files and
  * symbols, fused with reciprocal-rank fusion; paths are resolved locally and hits whose file changed
@@ -207,6 +289,14 @@ export async function search(
         ),
       });
     }
+    if (weights.path > 0) {
+      const ids = pathLeg(
+        context,
+        query,
+        hits.map((hit) => hit.id),
+      );
+      if (ids.length > 0) lists.push({ name: "path", weight: weights.path, ids });
+    }
   }
   if (weights.vector > 0 && context.vectors && context.embedder) {
     const [vector] = await context.embedder.embed([query.cleaned]);
@@ -237,10 +327,15 @@ export async function search(
         })
         .sort((a, b) => b.score - a.score || a.id - b.id)
     : candidates;
+  // Following imports serves bug reports (they name the entry point; the fix is often one step down);
+  // a short query wants the places that hold its words.
+  const ranked = descriptive
+    ? await boostImported(context, fused, rows, options.importBoost ?? DEFAULT_IMPORT_BOOST)
+    : fused;
   const matchesGlob = options.pathGlob ? picomatch(options.pathGlob, { dot: true }) : undefined;
   const hits: SearchHit[] = [];
   const staleness = new Map<string, Promise<boolean>>();
-  for (const { id, score } of fused) {
+  for (const { id, score } of ranked) {
     if (hits.length >= limit) break;
     const row = rows.get(id);
     const file = row ? byPath.get(row.path) : undefined;

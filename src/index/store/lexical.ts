@@ -277,6 +277,14 @@ export class LexicalStore {
     return paths.flatMap((path) => statement.all(path) as ChunkRow[]);
   }
 
+  /** The first chunk of each of the given files that has one. */
+  firstChunks(paths: readonly string[]): ChunkRow[] {
+    const statement = this.db.prepare(
+      "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE path = ? ORDER BY start_line LIMIT 1",
+    );
+    return paths.flatMap((path) => (statement.get(path) as ChunkRow | undefined) ?? []);
+  }
+
   /** Chunks whose symbol path ends with one of the names (exact, case-sensitive). */
   chunksBySymbolName(names: readonly string[], limit: number): ChunkRow[] {
     const statement = this.db.prepare(
