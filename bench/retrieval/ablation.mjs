@@ -27,7 +27,7 @@ const repoFilter = args[0] ?? "";
 /** @type {Record<string, Record<string, unknown>>} */
 const variants = JSON.parse(
   args[1] ??
-    '{"default":{},"no-vector":{"weights":{"vector":0}},"no-file-leg":{"weights":{"file":0}},"no-exact":{"weights":{"exact":0}},"no-prior":{"prior":false}}',
+    '{"default":{},"no-vector":{"weights":{"vector":0}},"no-file-leg":{"weights":{"file":0}},"no-path-leg":{"weights":{"path":0}},"no-exact":{"weights":{"exact":0}},"no-import-boost":{"importBoost":0},"no-prior":{"prior":false}}',
 );
 const env = { ...process.env, UMBRA_HOME: join(ROOT, "bench", ".work", "umbra-home") };
 const config = loadConfig({ env: {} });

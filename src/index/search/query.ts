@@ -41,6 +41,9 @@ const FILE_PATH =
   /(?:[A-Za-z0-9_.-]+\/)*[A-Za-z0-9_.-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|md|rst|txt|json|toml|yaml|yml|cfg|ini|html|css|scss|vue|svelte|swift|scala|sh)\b/g;
 const PYTHON_FRAME = /File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>]*))?/g;
 const JS_FRAME = /at (?:([\w$.<>]+) )?\(?((?:[A-Za-z]:)?[^\s():]+\.[A-Za-z]+):(\d+)(?::\d+)?\)?/g;
+/** A link to a line of a file in a repository (`…/blob/<ref>/path/to/file.py#L35`): a pointer like a frame. */
+const LINE_LINK =
+  /https?:\/\/(?:github\.com|gitlab\.com|bitbucket\.org)\/[^\s/]+\/[^\s/]+\/(?:-\/)?(?:blob|src)\/[^\s/]+\/([^\s#?]+)#L(\d+)/g;
 const GO_FRAME = /^\s*((?:[\w.-]+\/)*[\w.-]+\.go):(\d+)/gm;
 const DOTTED = /\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b/g;
 const CALLED = /\b([A-Za-z_][A-Za-z0-9_]*)\s*\(/g;
@@ -133,6 +136,7 @@ function parseFrames(text: string): Frame[] {
     const symbol = m[1]?.split(".").pop();
     frames.push({ path: normalisePath(m[2] ?? ""), line: Number(m[3]), ...(symbol ? { symbol } : {}) });
   }
+  for (const m of text.matchAll(LINE_LINK)) frames.push({ path: m[1] ?? "", line: Number(m[2]) });
   for (const m of text.matchAll(GO_FRAME))
     frames.push({ path: normalisePath(m[1] ?? ""), line: Number(m[2]) });
   return frames;

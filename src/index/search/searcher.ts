@@ -117,8 +117,9 @@ function pathLeg(context: SearchContext, query: ParsedQuery, chunkRanking: reado
 
 /**
  * Chunks the query names: stack-frame lines first, then definitions of the identifiers it uses, then
- * chunks holding those identifiers verbatim, then files it mentions (paths, dotted modules). `named` holds the frames and definitions: the query points at
- * them exactly, whatever kind of file holds them.
+ * chunks holding those identifiers verbatim, then files it mentions (paths, dotted modules). `named` holds
+ * the frames (stack frames, links to a line): the query points at them exactly, whatever kind of file
+ * holds them. Definitions are not in it: a report's example code names test helpers and vendored code too.
  */
 function exactLeg(
   context: SearchContext,
@@ -149,8 +150,8 @@ function exactLeg(
       ),
     );
   }
-  push(idsOf(context.lexical.chunksBySymbolName(query.identifiers, 20)));
   const named = new Set(ranked);
+  push(idsOf(context.lexical.chunksBySymbolName(query.identifiers, 20)));
   const verbatim = query.identifiers.map((identifier) => identifier.toLowerCase());
   push(context.lexical.chunksWithTerms(verbatim, EXACT_MAX_DOCUMENTS).slice(0, 10));
   for (const path of query.paths) {

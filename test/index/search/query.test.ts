@@ -32,6 +32,18 @@ describe("parseQuery", () => {
     expect(query.paths).toContain("lib/util.js");
   });
 
+  it("reads links to a line of a repository file as frames, and only those", () => {
+    const query = parseQuery(
+      "The check at https://github.com/pydata/xarray/blob/1be777f/xarray/core/nanops.py#L35 is wrong " +
+        "(see https://github.com/pydata/xarray/blob/main/CONTRIBUTING.md and " +
+        "https://gitlab.com/group/proj/-/blob/main/src/app.ts#L7).",
+    );
+    expect(query.frames).toEqual([
+      { path: "xarray/core/nanops.py", line: 35 },
+      { path: "src/app.ts", line: 7 },
+    ]);
+  });
+
   it("turns dotted module names into paths", () => {
     const query = parseQuery("from astropy.modeling.separable import separability_matrix");
     expect(query.paths).toContain("astropy/modeling/separable");
