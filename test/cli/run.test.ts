@@ -298,3 +298,82 @@ describe("umbra run", () => {
     expect(run.stderr).toMatch(/warning: running WITHOUT the sandbox/);
   });
 });
+
+describe("sandbox.network.allowCommands", () => {
+  const script = ["sh", "-c", "echo ran"];
+
+  it("is ignored, with one warning, when the workspace's own config sets it", async () => {
+    await mkdir(join(root, ".umbra"), { recursive: true });
+    await writeFile(
+      join(root, ".umbra", "config.json"),
+      JSON.stringify({ sandbox: { network: { allowCommands: ["sh", "sh *", "*"] } } }),
+    );
+    try {
+      const run = await umbra(["run", "--root", root, "--net", "--", ...script]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toMatch(/no terminal to ask on/);
+      const warnings = run.stderr.split("\n").filter((line) => line.includes("is ignored"));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/sandbox\.network\.allowCommands in .*\.umbra\/config\.json is ignored/);
+    } finally {
+      await cleanup(join(root, ".umbra"));
+    }
+  });
+
+  it("approves the command when the user's own config sets it", async () => {
+    const userFile = join(home, "config", "umbra", "config.json");
+    await mkdir(join(home, "config", "umbra"), { recursive: true });
+    await writeFile(userFile, JSON.stringify({ sandbox: { network: { allowCommands: ["sh *"] } } }));
+    try {
+      const run = await umbra(["run", "--root", root, "--net", "--", ...script]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toBe("ran\n");
+      expect(run.stderr).not.toContain("is ignored");
+    } finally {
+      await cleanup(userFile);
+    }
+  });
+});
+
+describe("network off", () => {
+  it("explains a refused python3 socket.socket() (AF_INET) with the network note", async () => {
+    const run = await umbra([
+      "run",
+      "--root",
+      root,
+      "--json",
+      "--",
+      "python3",
+      "-c",
+      "import socket\nsocket.socket(socket.AF_INET, socket.SOCK_STREAM)\nprint('opened')",
+    ]);
+    const result = JSON.parse(run.stdout) as RunJson;
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stdout).not.toContain("opened");
+    expect(result.stderr).toMatch(/PermissionError|Operation not permitted/);
+    const note = result.notes.find((n) => n.rule === "network");
+    expect(note?.blocked).toMatch(/AF_INET/);
+    expect(note?.message).toMatch(/blocks network access.*umbra run --net/);
+  });
+});
+
+describe("--full-access", () => {
+  it("runs in and writes a workspace under /tmp (the host's /tmp, not a private one)", async () => {
+    const run = await umbra([
+      "run",
+      "--root",
+      root,
+      "--full-access",
+      "--",
+      "sh",
+      "-c",
+      "pwd; echo made > made.txt",
+    ]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`${root}\n`);
+    expect(await readFile(join(root, "made.txt"), "utf8")).toBe("made\n");
+    await cleanup(join(root, "made.txt"));
+  });
+});

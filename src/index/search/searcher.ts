@@ -64,6 +64,17 @@ export interface SearchContext {
   embedder: Embedder | undefined;
 }
 
+/** Each file's best chunk in the chunk-level ranking. */
+function bestChunkOfFiles(context: SearchContext, chunkRanking: readonly number[]): Map<string, number> {
+  const rows = context.lexical.chunks(chunkRanking);
+  const bestChunk = new Map<string, number>();
+  for (const id of chunkRanking) {
+    const path = rows.get(id)?.path;
+    if (path !== undefined && !bestChunk.has(path)) bestChunk.set(path, id);
+  }
+  return bestChunk;
+}
+
 /**
  * A ranking of files as a ranking of chunks: each file represented by its best chunk in the chunk-level
  * ranking (or its first chunk when no chunk of it ranked).
@@ -71,24 +82,23 @@ export interface SearchContext {
 function representatives(
   context: SearchContext,
   paths: readonly string[],
-  chunkRanking: readonly number[],
+  bestChunk: ReadonlyMap<string, number>,
 ): number[] {
-  const rows = context.lexical.chunks(chunkRanking);
-  const bestChunk = new Map<string, number>();
-  for (const id of chunkRanking) {
-    const path = rows.get(id)?.path;
-    if (path !== undefined && !bestChunk.has(path)) bestChunk.set(path, id);
-  }
-  const missing = paths.filter((path) => !bestChunk.has(path));
-  for (const row of context.lexical.firstChunks(missing)) bestChunk.set(row.path, row.id);
-  return paths.map((path) => bestChunk.get(path)).filter((id): id is number => id !== undefined);
+  const first = new Map(
+    context.lexical
+      .firstChunks(paths.filter((path) => !bestChunk.has(path)))
+      .map((row) => [row.path, row.id]),
+  );
+  return paths
+    .map((path) => bestChunk.get(path) ?? first.get(path))
+    .filter((id): id is number => id !== undefined);
 }
 
 /** Whole-file BM25: files ranked by all the evidence they hold. */
 function fileLeg(
   context: SearchContext,
   query: ParsedQuery,
-  chunkRanking: readonly number[],
+  bestChunk: ReadonlyMap<string, number>,
   maxTerms: number | undefined,
 ): number[] {
   const files = context.lexical.bm25Files(query.terms, {
@@ -98,21 +108,25 @@ function fileLeg(
   return representatives(
     context,
     files.map((file) => file.path),
-    chunkRanking,
+    bestChunk,
   );
 }
 
 const pathIndexes = new WeakMap<readonly FileRow[], PathIndex>();
 
 /** Files whose paths name what the query names (see PathIndex). */
-function pathLeg(context: SearchContext, query: ParsedQuery, chunkRanking: readonly number[]): number[] {
+function pathLeg(
+  context: SearchContext,
+  query: ParsedQuery,
+  bestChunk: ReadonlyMap<string, number>,
+): number[] {
   const files = context.lexical.files();
   let index = pathIndexes.get(files);
   if (!index) {
     index = new PathIndex(files.map((file) => file.path));
     pathIndexes.set(files, index);
   }
-  return representatives(context, index.rank(query.terms, FILE_LEG_DEPTH), chunkRanking);
+  return representatives(context, index.rank(query.terms, FILE_LEG_DEPTH), bestChunk);
 }
 
 /**
@@ -207,15 +221,31 @@ async function isStale(root: string, file: FileRow): Promise<boolean> {
   }
 }
 
-const resolvers = new WeakMap<readonly FileRow[], ImportResolver>();
+/** Per snapshot of the indexed files: the resolver, and the imports already read, by path and hash. */
+const importGraphs = new WeakMap<
+  readonly FileRow[],
+  { resolver: ImportResolver; known: Map<string, string[]> }
+>();
 
-function importResolver(files: readonly FileRow[]): ImportResolver {
-  let resolver = resolvers.get(files);
-  if (!resolver) {
-    resolver = new ImportResolver(files.map((file) => file.path));
-    resolvers.set(files, resolver);
+/** The indexed files that `file` imports, read from disk once per file version (a search reads the same few files again). */
+async function importsOf(
+  context: SearchContext,
+  files: readonly FileRow[],
+  file: FileRow,
+  language: string,
+): Promise<string[]> {
+  let graph = importGraphs.get(files);
+  if (!graph) {
+    graph = { resolver: new ImportResolver(files.map((row) => row.path)), known: new Map() };
+    importGraphs.set(files, graph);
   }
-  return resolver;
+  const key = `${file.path}\0${file.hash}`;
+  const known = graph.known.get(key);
+  if (known) return known;
+  const text = await readFile(join(context.root, file.path), "utf8").catch(() => undefined);
+  const imports = text === undefined ? [] : graph.resolver.resolve(file.path, text, language);
+  graph.known.set(key, imports);
+  return imports;
 }
 
 /**
@@ -227,6 +257,7 @@ async function boostImported(
   context: SearchContext,
   ranked: readonly { id: number; score: number }[],
   rows: ReadonlyMap<number, ChunkRow>,
+  files: { all: readonly FileRow[]; byPath: ReadonlyMap<string, FileRow> },
   boost: number,
 ): Promise<readonly { id: number; score: number }[]> {
   if (boost <= 0) return ranked;
@@ -236,13 +267,11 @@ async function boostImported(
     if (path !== undefined && !bestOfFile.has(path)) bestOfFile.set(path, hit);
   }
   const importers = [...bestOfFile].slice(0, IMPORTERS_FOLLOWED);
-  const resolver = importResolver(context.lexical.files());
   const gain = new Map<number, number>();
   for (const [path, best] of importers) {
-    const language = rows.get(best.id)?.language ?? "";
-    const text = await readFile(join(context.root, path), "utf8").catch(() => undefined);
-    if (text === undefined) continue;
-    for (const imported of resolver.resolve(path, text, language)) {
+    const file = files.byPath.get(path);
+    if (!file) continue;
+    for (const imported of await importsOf(context, files.all, file, rows.get(best.id)?.language ?? "")) {
       const target = bestOfFile.get(imported);
       if (target) gain.set(target.id, Math.max(gain.get(target.id) ?? 0, boost * best.score));
     }
@@ -277,25 +306,18 @@ export async function search(
       limit: depth,
       ...(options.maxQueryTerms ? { maxTerms: options.maxQueryTerms } : {}),
     });
-    lists.push({ name: "lexical", weight: weights.lexical, ids: hits.map((hit) => hit.id) });
+    const chunkRanking = hits.map((hit) => hit.id);
+    lists.push({ name: "lexical", weight: weights.lexical, ids: chunkRanking });
+    const bestChunk = bestChunkOfFiles(context, chunkRanking);
     if (weights.file > 0) {
       lists.push({
         name: "file",
         weight: weights.file,
-        ids: fileLeg(
-          context,
-          query,
-          hits.map((hit) => hit.id),
-          options.maxQueryTerms,
-        ),
+        ids: fileLeg(context, query, bestChunk, options.maxQueryTerms),
       });
     }
     if (weights.path > 0) {
-      const ids = pathLeg(
-        context,
-        query,
-        hits.map((hit) => hit.id),
-      );
+      const ids = pathLeg(context, query, bestChunk);
       if (ids.length > 0) lists.push({ name: "path", weight: weights.path, ids });
     }
   }
@@ -331,7 +353,13 @@ export async function search(
   // Following imports serves bug reports (they name the entry point; the fix is often one step down);
   // a short query wants the places that hold its words.
   const ranked = descriptive
-    ? await boostImported(context, fused, rows, options.importBoost ?? DEFAULT_IMPORT_BOOST)
+    ? await boostImported(
+        context,
+        fused,
+        rows,
+        { all: files, byPath },
+        options.importBoost ?? DEFAULT_IMPORT_BOOST,
+      )
     : fused;
   const matchesGlob = options.pathGlob ? picomatch(options.pathGlob, { dot: true }) : undefined;
   const hits: SearchHit[] = [];
