@@ -283,9 +283,10 @@ async function boostImported(
 }
 
 /**
- * Hybrid search: lexical BM25 over chunks, vector similarity and exact matches of named files and
- * symbols, fused with reciprocal-rank fusion; paths are resolved locally and hits whose file changed
- * since indexing are flagged stale.
+ * Hybrid search: BM25 over chunks and over whole files, file paths, vector similarity and exact matches of
+ * named files, lines and symbols, fused with reciprocal-rank fusion; for bug reports, a code-first prior and
+ * a boost for files the best ones import. Paths are resolved locally and hits whose file changed since
+ * indexing are flagged stale.
  */
 export async function search(
   context: SearchContext,
