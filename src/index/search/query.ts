@@ -37,8 +37,11 @@ const STOP_WORDS = new Set(
     .filter(Boolean),
 );
 
-const FILE_PATH =
-  /(?:[A-Za-z0-9_.-]+\/)*[A-Za-z0-9_.-]+\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|md|rst|txt|json|toml|yaml|yml|cfg|ini|html|css|scss|vue|svelte|swift|scala|sh)\b/g;
+/** Extensions that make a word a file name (`conf.py`, `src/app.ts`). */
+const FILE_EXTENSIONS =
+  "py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|md|rst|txt|json|toml|yaml|yml|cfg|ini|html|css|scss|vue|svelte|swift|scala|sh";
+const FILE_PATH = new RegExp(`(?:[A-Za-z0-9_.-]+\\/)*[A-Za-z0-9_.-]+\\.(?:${FILE_EXTENSIONS})\\b`, "g");
+const FILE_NAME = new RegExp(`\\.(?:${FILE_EXTENSIONS})$`);
 const PYTHON_FRAME = /File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>]*))?/g;
 const JS_FRAME = /at (?:([\w$.<>]+) )?\(?((?:[A-Za-z]:)?[^\s():]+\.[A-Za-z]+):(\d+)(?::\d+)?\)?/g;
 /** A link to a line of a file in a repository (`…/blob/<ref>/path/to/file.py#L35`): a pointer like a frame. */
@@ -49,10 +52,8 @@ const DOTTED = /\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b/g;
 const CALLED = /\b([A-Za-z_][A-Za-z0-9_]*)\s*\(/g;
 /** A method or module function called as `obj.name(`: code, even when the name is an English word. */
 const ATTRIBUTE_CALL = /\.([A-Za-z_][A-Za-z0-9_]*)\(/g;
-/** An inline code span holding just a (dotted) name, such as `Quantity` or `xr.where`: a code reference. */
-const FILE_NAME =
-  /\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|c|h|cc|cpp|hpp|cs|rb|php|md|rst|txt|json|toml|yaml|yml|cfg|ini|html|css|sh)$/;
 const LITERALS = new Set(["True", "False", "None", "true", "false", "null", "nil", "undefined", "NaN"]);
+/** An inline code span holding just a (dotted) name, such as `Quantity` or `xr.where`: a code reference. */
 const NAME_SPAN = /`([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\(\))?`/g;
 const CODE_SPAN = /```[\s\S]*?```|`[^`\n]+`/g;
 
