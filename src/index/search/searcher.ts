@@ -64,6 +64,48 @@ export interface SearchContext {
   embedder: Embedder | undefined;
 }
 
+/**
+ * What searches derive from one snapshot of the indexed files, built on first use. The lexical store hands
+ * out the same array until the index changes, so a long-lived process (watch, agent) builds each once per
+ * index version instead of once per search.
+ */
+class FileSnapshot {
+  readonly byPath: ReadonlyMap<string, FileRow>;
+  readonly byMaskedPath: ReadonlyMap<string, FileRow>;
+  readonly byName: ReadonlyMap<string, readonly FileRow[]>;
+  /** Imports already read, by path and content hash. */
+  readonly importsRead = new Map<string, string[]>();
+  private paths?: PathIndex;
+  private imports?: ImportResolver;
+
+  constructor(private readonly files: readonly FileRow[]) {
+    this.byPath = new Map(files.map((file) => [file.path, file]));
+    this.byMaskedPath = new Map(files.map((file) => [file.mpath, file]));
+    this.byName = filesByName(files);
+  }
+
+  pathIndex(): PathIndex {
+    this.paths ??= new PathIndex(this.files.map((file) => file.path));
+    return this.paths;
+  }
+
+  importResolver(): ImportResolver {
+    this.imports ??= new ImportResolver(this.files.map((file) => file.path));
+    return this.imports;
+  }
+}
+
+const snapshots = new WeakMap<readonly FileRow[], FileSnapshot>();
+
+function snapshotOf(files: readonly FileRow[]): FileSnapshot {
+  let snapshot = snapshots.get(files);
+  if (!snapshot) {
+    snapshot = new FileSnapshot(files);
+    snapshots.set(files, snapshot);
+  }
+  return snapshot;
+}
+
 /** Each file's best chunk in the chunk-level ranking. */
 function bestChunkOfFiles(context: SearchContext, chunkRanking: readonly number[]): Map<string, number> {
   const rows = context.lexical.chunks(chunkRanking);
@@ -112,21 +154,14 @@ function fileLeg(
   );
 }
 
-const pathIndexes = new WeakMap<readonly FileRow[], PathIndex>();
-
 /** Files whose paths name what the query names (see PathIndex). */
 function pathLeg(
   context: SearchContext,
+  snapshot: FileSnapshot,
   query: ParsedQuery,
   bestChunk: ReadonlyMap<string, number>,
 ): number[] {
-  const files = context.lexical.files();
-  let index = pathIndexes.get(files);
-  if (!index) {
-    index = new PathIndex(files.map((file) => file.path));
-    pathIndexes.set(files, index);
-  }
-  return representatives(context, index.rank(query.terms, FILE_LEG_DEPTH), bestChunk);
+  return representatives(context, snapshot.pathIndex().rank(query.terms, FILE_LEG_DEPTH), bestChunk);
 }
 
 /**
@@ -221,30 +256,19 @@ async function isStale(root: string, file: FileRow): Promise<boolean> {
   }
 }
 
-/** Per snapshot of the indexed files: the resolver, and the imports already read, by path and hash. */
-const importGraphs = new WeakMap<
-  readonly FileRow[],
-  { resolver: ImportResolver; known: Map<string, string[]> }
->();
-
 /** The indexed files that `file` imports, read from disk once per file version (a search reads the same few files again). */
 async function importsOf(
   context: SearchContext,
-  files: readonly FileRow[],
+  snapshot: FileSnapshot,
   file: FileRow,
   language: string,
 ): Promise<string[]> {
-  let graph = importGraphs.get(files);
-  if (!graph) {
-    graph = { resolver: new ImportResolver(files.map((row) => row.path)), known: new Map() };
-    importGraphs.set(files, graph);
-  }
   const key = `${file.path}\0${file.hash}`;
-  const known = graph.known.get(key);
+  const known = snapshot.importsRead.get(key);
   if (known) return known;
   const text = await readFile(join(context.root, file.path), "utf8").catch(() => undefined);
-  const imports = text === undefined ? [] : graph.resolver.resolve(file.path, text, language);
-  graph.known.set(key, imports);
+  const imports = text === undefined ? [] : snapshot.importResolver().resolve(file.path, text, language);
+  snapshot.importsRead.set(key, imports);
   return imports;
 }
 
@@ -257,7 +281,7 @@ async function boostImported(
   context: SearchContext,
   ranked: readonly { id: number; score: number }[],
   rows: ReadonlyMap<number, ChunkRow>,
-  files: { all: readonly FileRow[]; byPath: ReadonlyMap<string, FileRow> },
+  snapshot: FileSnapshot,
   boost: number,
 ): Promise<readonly { id: number; score: number }[]> {
   if (boost <= 0) return ranked;
@@ -269,9 +293,9 @@ async function boostImported(
   const importers = [...bestOfFile].slice(0, IMPORTERS_FOLLOWED);
   const gain = new Map<number, number>();
   for (const [path, best] of importers) {
-    const file = files.byPath.get(path);
+    const file = snapshot.byPath.get(path);
     if (!file) continue;
-    for (const imported of await importsOf(context, files.all, file, rows.get(best.id)?.language ?? "")) {
+    for (const imported of await importsOf(context, snapshot, file, rows.get(best.id)?.language ?? "")) {
       const target = bestOfFile.get(imported);
       if (target) gain.set(target.id, Math.max(gain.get(target.id) ?? 0, boost * best.score));
     }
@@ -296,9 +320,8 @@ export async function search(
   const limit = options.limit ?? 10;
   const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
   const query = parseQuery(text);
-  const files = context.lexical.files();
-  const byPath = new Map(files.map((file) => [file.path, file]));
-  const byMaskedPath = new Map(files.map((file) => [file.mpath, file]));
+  const snapshot = snapshotOf(context.lexical.files());
+  const { byPath } = snapshot;
   const depth = Math.max(LEG_DEPTH, limit * 5);
   const lists: RankedList[] = [];
 
@@ -318,7 +341,7 @@ export async function search(
       });
     }
     if (weights.path > 0) {
-      const ids = pathLeg(context, query, bestChunk);
+      const ids = pathLeg(context, snapshot, query, bestChunk);
       if (ids.length > 0) lists.push({ name: "path", weight: weights.path, ids });
     }
   }
@@ -329,12 +352,12 @@ export async function search(
       lists.push({
         name: "vector",
         weight: weights.vector,
-        ids: hits.filter((h) => byMaskedPath.has(h.mpath)).map((h) => h.id),
+        ids: hits.filter((h) => snapshot.byMaskedPath.has(h.mpath)).map((h) => h.id),
       });
     }
   }
   const { ids: exact, named } =
-    weights.exact > 0 ? exactLeg(context, query, filesByName(files)) : { ids: [], named: new Set<number>() };
+    weights.exact > 0 ? exactLeg(context, query, snapshot.byName) : { ids: [], named: new Set<number>() };
   if (exact.length > 0) lists.push({ name: "exact", weight: weights.exact, ids: exact });
 
   const candidates = reciprocalRankFusion(lists, options.fusionK ?? 20).slice(0, depth * 2);
@@ -354,13 +377,7 @@ export async function search(
   // Following imports serves bug reports (they name the entry point; the fix is often one step down);
   // a short query wants the places that hold its words.
   const ranked = descriptive
-    ? await boostImported(
-        context,
-        fused,
-        rows,
-        { all: files, byPath },
-        options.importBoost ?? DEFAULT_IMPORT_BOOST,
-      )
+    ? await boostImported(context, fused, rows, snapshot, options.importBoost ?? DEFAULT_IMPORT_BOOST)
     : fused;
   const matchesGlob = options.pathGlob ? picomatch(options.pathGlob, { dot: true }) : undefined;
   const hits: SearchHit[] = [];
