@@ -121,22 +121,41 @@ static int open_dir(const char *what, const char *path) {
   return fd;
 }
 
-static int mount_overlay(const struct branch_spec *spec) {
-  int lower = open_dir("lower", spec->lower);
-  if (lower < 0) return -1;
-  int upper = open_dir("upper", spec->upper);
-  if (upper < 0) return -1;
-  int work = open_dir("work dir", spec->work);
-  if (work < 0) return -1;
+/* The three layers of a branch as O_PATH descriptors (lower, upper, work), and the overlay options that
+ * name them; -1 (nothing left open) when one cannot be opened. */
+struct layers {
+  int fd[3];
   char options[256];
-  snprintf(options, sizeof options,
-           "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d,workdir=/proc/self/fd/%d,userxattr", lower,
-           upper, work);
+};
+
+static int open_layers(const struct branch_spec *spec, struct layers *out) {
+  const char *what[3] = {"lower", "upper", "work dir"};
+  const char *path[3] = {spec->lower, spec->upper, spec->work};
+  for (int k = 0; k < 3; k++) {
+    out->fd[k] = open_dir(what[k], path[k]);
+    if (out->fd[k] < 0) {
+      while (k-- > 0) close(out->fd[k]);
+      return -1;
+    }
+  }
+  snprintf(out->options, sizeof out->options,
+           "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d,workdir=/proc/self/fd/%d", out->fd[0], out->fd[1],
+           out->fd[2]);
+  return 0;
+}
+
+static void close_layers(const struct layers *layers) {
+  for (int k = 0; k < 3; k++) close(layers->fd[k]);
+}
+
+static int mount_overlay(const struct branch_spec *spec) {
+  struct layers layers;
+  if (open_layers(spec, &layers) != 0) return -1;
+  char options[sizeof layers.options + 16];
+  snprintf(options, sizeof options, "%s,userxattr", layers.options);
   int rc = mount("overlay", spec->target, "overlay", 0, options);
   int saved = errno;
-  close(lower);
-  close(upper);
-  close(work);
+  close_layers(&layers);
   if (rc != 0) return fail("mount overlay on %s: %s", spec->target, strerror(saved));
   return 0;
 }
@@ -157,19 +176,18 @@ static void sleep_ms(long ms) {
 static int mount_fuse(const struct branch_spec *spec, pid_t *daemon) {
   struct stat before;
   if (stat(spec->target, &before) != 0) return fail("target %s: %s", spec->target, strerror(errno));
-  int lower = open_dir("lower", spec->lower);
-  if (lower < 0) return -1;
-  int upper = open_dir("upper", spec->upper);
-  if (upper < 0) return -1;
-  int work = open_dir("work dir", spec->work);
-  if (work < 0) return -1;
-  char options[256];
-  snprintf(options, sizeof options, "lowerdir=/proc/self/fd/%d,upperdir=/proc/self/fd/%d,workdir=/proc/self/fd/%d",
-           lower, upper, work);
+  struct layers layers;
+  if (open_layers(spec, &layers) != 0) return -1;
   int err[2];
-  if (pipe2(err, O_CLOEXEC) != 0) return fail("pipe: %s", strerror(errno));
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    close_layers(&layers);
+    return fail("pipe: %s", strerror(errno));
+  }
   pid_t pid = fork();
-  if (pid < 0) return fail("fork: %s", strerror(errno));
+  if (pid < 0) {
+    close_layers(&layers);
+    return fail("fork: %s", strerror(errno));
+  }
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     int devnull = open("/dev/null", O_RDWR);
@@ -178,14 +196,12 @@ static int mount_fuse(const struct branch_spec *spec, pid_t *daemon) {
       dup2(devnull, STDOUT_FILENO);
     }
     dup2(err[1], STDERR_FILENO);
-    execlp("fuse-overlayfs", "fuse-overlayfs", "-f", "-o", options, spec->target, (char *)NULL);
+    execlp("fuse-overlayfs", "fuse-overlayfs", "-f", "-o", layers.options, spec->target, (char *)NULL);
     fprintf(stderr, "cannot run fuse-overlayfs: %s", strerror(errno));
     _exit(EXIT_NOT_FOUND);
   }
   close(err[1]);
-  close(lower);
-  close(upper);
-  close(work);
+  close_layers(&layers);
   *daemon = pid;
   for (int waited = 0; waited < 10000; waited++) {
     int status;
