@@ -170,7 +170,11 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
       task: resumed ? `${task}\n\n${resumed.briefing}` : task,
       model,
       context,
-      limits: options.config.agent,
+      // the workspace's own test command is named to the model too: the agent runs it only in its branch
+      limits: {
+        ...options.config.agent,
+        testCommand: options.config.agent.testCommand ?? options.config.agent.workspaceTestCommand,
+      },
       session,
       ...(options.tools ? { tools: options.tools } : {}),
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),

@@ -6,6 +6,7 @@ import { runSession, type SessionOptions, type SessionResult } from "../agent/ru
 import { readTranscript, SessionWriter, sessionsDir } from "../agent/session.js";
 import { formatUsage, sumUsage } from "../agent/usage.js";
 import type { UmbraConfig } from "../config/config.js";
+import { confirmTestCommand, testCommandConfirmed } from "../config/trust.js";
 import {
   type Approver,
   allowlistApprover,
@@ -100,6 +101,32 @@ function approverFor(flags: AgentFlags, config: UmbraConfig): Approver {
   return flags.net ? firstApproving(allow, terminalApprover()) : allow;
 }
 
+/**
+ * The command to run in the user's folder after an accept: the user's own `agent.testCommand`, or the
+ * workspace's once the user confirmed it for this repository (asked here on a terminal; said otherwise).
+ */
+async function testCommandFor(
+  root: string,
+  config: UmbraConfig,
+  options: { quiet?: boolean; env?: NodeJS.ProcessEnv },
+): Promise<string | undefined> {
+  const own = config.agent.testCommand;
+  const asked = config.agent.workspaceTestCommand;
+  if (own || !asked) return own;
+  const env = options.env ?? process.env;
+  if (testCommandConfirmed(root, asked, env)) return asked;
+  const question = `umbra agent: this repository's .umbra/config.json asks to run ${JSON.stringify(asked)} in your folder after applying. Run it, now and from now on in this repository? [y/N] `;
+  if (!options.quiet && (await confirm(question))) {
+    confirmTestCommand(root, asked, env);
+    return asked;
+  }
+  if (!options.quiet)
+    write(
+      `umbra agent: not running the repository's test command ${JSON.stringify(asked)}: confirm it on a terminal, or pass --test-command\n`,
+    );
+  return undefined;
+}
+
 export interface ApplyReport {
   apply: ApplyResult;
   tests: TestRun | undefined;
@@ -114,8 +141,8 @@ export async function applyAndTest(
 ): Promise<ApplyReport> {
   const apply = await applyDiff(root, result.diff, result.files);
   let tests: TestRun | undefined;
-  const command = config.agent.testCommand;
-  if (apply.applied && command) {
+  const command = apply.applied ? await testCommandFor(root, config, options) : undefined;
+  if (command) {
     if (!options.quiet) write(`umbra agent: running the tests in your folder (sandboxed): ${command}\n`);
     tests = await runTests(root, command, config, {
       ...(options.env ? { env: options.env } : {}),

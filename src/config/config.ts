@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { tightenWorkspaceLayer } from "./tighten.js";
 
 /** Embedder settings: the built-in code model, an OpenAI-compatible endpoint, or a local ONNX model. */
 const embedderSchema = z.discriminatedUnion("provider", [
@@ -101,6 +102,11 @@ const agentSchema = z.object({
   maxFixups: z.number().int().nonnegative().default(2),
   /** Run in the user's folder (sandboxed) after a diff is applied, e.g. `npm test`. */
   testCommand: z.string().min(1).optional(),
+  /**
+   * The workspace's own `agent.testCommand` (from its `.umbra/config.json`): it runs only after the user
+   * confirmed it once for this repository (see src/config/trust.ts); a user's `testCommand` wins.
+   */
+  workspaceTestCommand: z.string().min(1).optional(),
   temperature: z.number().min(0).max(2).optional(),
   /** Prices in US dollars per million tokens; when set, sessions report their cost. */
   price: z
@@ -237,71 +243,105 @@ export interface LoadConfigOptions {
 }
 
 /**
- * Settings that only the user may make (user file, environment, flags): a workspace's own
- * `.umbra/config.json` comes with the repository, so a cloned repository could grant itself network
- * access, writes outside itself or the user's secrets with them. Each is a path of keys, with why it is refused.
+ * The workspace's own `.umbra/config.json`, read without following a link: the file and its folder
+ * must be what they say they are, inside the workspace. Errors never quote the file's content.
  */
-const USER_ONLY_KEYS: readonly { keys: readonly string[]; why: string }[] = [
-  {
-    keys: ["sandbox", "network", "allowCommands"],
-    why: "a repository may not approve its own network access; list the commands in ~/.config/umbra/config.json",
-  },
-  {
-    keys: ["sandbox", "writableRoots"],
-    why: "a repository may not open folders outside itself to writes; list them in ~/.config/umbra/config.json",
-  },
-  {
-    keys: ["sandbox", "env", "allow"],
-    why: "a repository may not pass your environment (API keys, tokens) to its commands; list the variables in ~/.config/umbra/config.json",
-  },
-];
-
-/** `layer` without the setting at `keys` (copies along the path), or undefined when it has none. */
-function withoutKey(layer: Json, keys: readonly string[]): Json | undefined {
-  const [key, ...rest] = keys;
-  if (key === undefined || !(key in layer)) return undefined;
-  if (rest.length === 0) {
-    const { [key]: _dropped, ...kept } = layer;
-    return kept;
+function readWorkspaceLayer(root: string): { file: string; layer: Json } {
+  const dir = join(root, ".umbra");
+  const file = join(dir, "config.json");
+  let fd: number;
+  try {
+    if (!lstatSync(dir).isDirectory()) return { file, layer: {} };
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { file, layer: {} };
+    if (code === "ELOOP") throw new ConfigError(`${file} is a symbolic link; umbra does not follow it`);
+    throw new ConfigError(`cannot read ${file}: ${code ?? "error"}`);
   }
-  const child = layer[key];
-  const inner = isObject(child) ? withoutKey(child, rest) : undefined;
-  return inner === undefined ? undefined : { ...layer, [key]: inner };
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new ConfigError(`${file} is not a regular file`);
+    if (stat.size > MAX_WORKSPACE_CONFIG_BYTES) throw new ConfigError(`${file} is larger than 1 MiB`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(fd, "utf8"));
+    } catch {
+      throw new ConfigError(`${file} is not valid JSON`);
+    }
+    if (!isObject(parsed)) throw new ConfigError(`${file} must hold a JSON object`);
+    return { file, layer: parsed };
+  } finally {
+    closeSync(fd);
+  }
 }
 
-/** The workspace layer without the user-only settings; `onWarning` hears about each one dropped. */
-export function withoutUserOnlyKeys(layer: Json, file: string, onWarning?: (message: string) => void): Json {
-  let out = layer;
-  for (const { keys, why } of USER_ONLY_KEYS) {
-    const kept = withoutKey(out, keys);
-    if (kept === undefined) continue;
-    out = kept;
-    onWarning?.(`${keys.join(".")} in ${file} is ignored: ${why}`);
+const MAX_WORKSPACE_CONFIG_BYTES = 1024 * 1024;
+
+function parseConfig(layer: Json): z.SafeParseReturnType<unknown, UmbraConfig> {
+  return configSchema.safeParse(layer);
+}
+
+function invalid(issue: z.ZodIssue | undefined): ConfigError {
+  return new ConfigError(
+    `invalid configuration at ${issue?.path.join(".") ?? "?"}: ${issue?.message ?? "?"}`,
+  );
+}
+
+/** Whether `layer` sets the setting at `path` (or one below it). */
+function sets(layer: Json, path: readonly (string | number)[]): boolean {
+  let node: unknown = layer;
+  for (const key of path) {
+    if (!isObject(node) || !(String(key) in node)) return false;
+    node = node[String(key)];
   }
-  return out;
+  return true;
 }
 
 /**
  * The effective configuration: built-in defaults < `~/.config/umbra/config.json` <
  * `<workspace>/.umbra/config.json` < `UMBRA_*` environment < command-line flags. The workspace file
- * cannot set the user-only keys (USER_ONLY_KEYS): they are dropped from it, with a warning.
+ * may only tighten (src/config/tighten.ts): what it may not set, or sets to an invalid value, is
+ * dropped with a warning, and its `agent.testCommand` lands in `agent.workspaceTestCommand`.
  */
 export function loadConfig(options: LoadConfigOptions = {}): UmbraConfig {
   const env = options.env ?? process.env;
   const configHome = env.XDG_CONFIG_HOME ?? join(homedir(), ".config");
-  const userFile = join(configHome, "umbra", "config.json");
-  const layers = [readJsonLayer(userFile)];
-  if (options.workspaceRoot) {
-    const file = join(options.workspaceRoot, ".umbra", "config.json");
-    layers.push(withoutUserOnlyKeys(readJsonLayer(file), file, options.onWarning));
+  const userLayer = readJsonLayer(join(configHome, "umbra", "config.json"));
+  const user = parseConfig(userLayer);
+  if (!user.success) throw invalid(user.error.issues[0]);
+  const after = [environmentLayer(env), options.flags ?? {}];
+  if (!options.workspaceRoot) {
+    const result = parseConfig(mergeLayers(userLayer, ...after));
+    if (!result.success) throw invalid(result.error.issues[0]);
+    return result.data;
   }
-  layers.push(environmentLayer(env), options.flags ?? {});
-  const result = configSchema.safeParse(mergeLayers(...layers));
-  if (!result.success) {
+  const { file, layer } = readWorkspaceLayer(options.workspaceRoot);
+  const tightened = tightenWorkspaceLayer(layer, user.data, file);
+  for (const line of tightened.ignored) options.onWarning?.(line);
+  let workspace = tightened.layer;
+  if (tightened.testCommand !== undefined) {
+    workspace = mergeLayers(workspace, { agent: { workspaceTestCommand: tightened.testCommand } });
+  }
+  for (;;) {
+    const result = parseConfig(mergeLayers(userLayer, workspace, ...after));
+    if (result.success) return result.data;
     const issue = result.error.issues[0];
-    throw new ConfigError(
-      `invalid configuration at ${issue?.path.join(".") ?? "?"}: ${issue?.message ?? "?"}`,
-    );
+    const path = issue?.path ?? [];
+    if (!sets(workspace, path) || path.length === 0) throw invalid(issue);
+    options.onWarning?.(`${path.join(".")} in ${file} is ignored: ${issue?.message ?? "invalid"}`);
+    workspace = withoutPath(workspace, path.map(String));
   }
-  return result.data;
+}
+
+/** `layer` without the setting at `keys` (copies along the path). */
+function withoutPath(layer: Json, keys: readonly string[]): Json {
+  const [key, ...rest] = keys;
+  if (key === undefined || !(key in layer)) return layer;
+  if (rest.length === 0) {
+    const { [key]: _dropped, ...kept } = layer;
+    return kept;
+  }
+  const child = layer[key];
+  return isObject(child) ? { ...layer, [key]: withoutPath(child, rest) } : withoutPath(layer, [key]);
 }

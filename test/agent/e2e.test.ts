@@ -1,10 +1,13 @@
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, realpath, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { confirmTestCommand } from "../../src/config/trust.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../fakes/fake-openai.js";
-import { cleanup, copyExamples, fingerprint } from "../helpers/workspace.js";
+import { cleanup, copyExamples, EXAMPLES, fingerprint } from "../helpers/workspace.js";
+
 import { EXAMPLES_TEST_COMMAND, FIX_RESERVE_SCRIPT, FIX_RESERVE_TASK } from "./fix-reserve-script.js";
 import { testEnv, toolOutputs } from "./helpers.js";
 
@@ -131,6 +134,38 @@ describe("umbra agent (built CLI, fake OpenAI-compatible server)", () => {
       await cleanup(join(fresh, ".."));
     }
   }, 90_000);
+});
+
+describe("a repository's own test command", () => {
+  it("runs in the user's folder after an accept only once the user confirmed it for this repository", async () => {
+    const marker = "ran-by-repo";
+    await mkdir(join(root, ".umbra"), { recursive: true });
+    await writeFile(
+      join(root, ".umbra", "config.json"),
+      JSON.stringify({ agent: { testCommand: `touch ${marker}` } }),
+    );
+    const agentRun = async () => {
+      server = await startFakeOpenAI(FIX_RESERVE_SCRIPT);
+      env = { ...env, UMBRA_MODEL_BASE_URL: server.url, UMBRA_MODEL: "fake-model", UMBRA_MODEL_API_KEY: "k" };
+      const run = await umbra(["agent", FIX_RESERVE_TASK, "--root", root, "--yes"]);
+      await server.close();
+      server = undefined;
+      return run;
+    };
+    const unconfirmed = await agentRun();
+    expect(unconfirmed.code, unconfirmed.stderr).toBe(0);
+    expect(unconfirmed.stderr).toMatch(/not running the repository's test command "touch ran-by-repo"/);
+    expect(existsSync(join(root, marker))).toBe(false);
+    // the user confirms it once (as on a terminal); the next accept in this repository runs it
+    await writeFile(
+      join(root, "inventory", "stock.py"),
+      await readFile(join(EXAMPLES, "inventory", "stock.py")),
+    );
+    confirmTestCommand(await realpath(root), `touch ${marker}`, env);
+    const confirmed = await agentRun();
+    expect(confirmed.code, confirmed.stderr).toBe(0);
+    expect(existsSync(join(root, marker))).toBe(true);
+  }, 180_000);
 });
 
 describe("umbra agent --parallel and usage errors", () => {

@@ -21,13 +21,10 @@ describe("configuration", () => {
       join(configHome, "umbra", "config.json"),
       JSON.stringify({ index: { maxFileBytes: 10, chunkTokens: 100 } }),
     );
-    await writeFile(
-      join(workspace, ".umbra", "config.json"),
-      JSON.stringify({ index: { maxFileBytes: 20 } }),
-    );
+    await writeFile(join(workspace, ".umbra", "config.json"), JSON.stringify({ index: { maxFileBytes: 5 } }));
     const env = { XDG_CONFIG_HOME: configHome };
     const config = loadConfig({ workspaceRoot: workspace, env });
-    expect(config.index.maxFileBytes).toBe(20);
+    expect(config.index.maxFileBytes).toBe(5);
     expect(config.index.chunkTokens).toBe(100);
     expect(config.index.embedder.provider).toBe("code-model");
     const fromEnv = loadConfig({ workspaceRoot: workspace, env: { ...env, UMBRA_MAX_FILE_BYTES: "30" } });
@@ -43,8 +40,12 @@ describe("configuration", () => {
     const env = { XDG_CONFIG_HOME: join(root, "none") };
     await writeFile(join(root, ".umbra", "config.json"), "{ not json");
     expect(() => loadConfig({ workspaceRoot: root, env })).toThrow(ConfigError);
-    await writeFile(join(root, ".umbra", "config.json"), JSON.stringify({ index: { maxFileBytes: -1 } }));
-    expect(() => loadConfig({ workspaceRoot: root, env })).toThrow(/index.maxFileBytes/);
+    await mkdir(join(root, "none", "umbra"), { recursive: true });
+    await writeFile(
+      join(root, "none", "umbra", "config.json"),
+      JSON.stringify({ index: { maxFileBytes: -1 } }),
+    );
+    expect(() => loadConfig({ env })).toThrow(/index.maxFileBytes/);
   });
 
   it("puts data under UMBRA_HOME, else XDG_DATA_HOME", () => {

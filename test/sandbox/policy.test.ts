@@ -469,8 +469,15 @@ describe("configuration block", () => {
     expect(config.sandbox.limits).toEqual({ ...DEFAULT_LIMITS, processes: 64 });
     expect(config.sandbox.caches).toContain("npm");
     await put(join(ws, ".umbra", "config.json"), JSON.stringify({ sandbox: { mode: "yolo" } }));
-    expect(() => loadConfig({ workspaceRoot: ws, env: { XDG_CONFIG_HOME: join(base, "none") } })).toThrow(
-      /sandbox\.mode/,
-    );
+    // An invalid value in a workspace's file is dropped with a warning: a cloned repository cannot stop
+    // every command from running.
+    const dropped: string[] = [];
+    const loaded = loadConfig({
+      workspaceRoot: ws,
+      env: { XDG_CONFIG_HOME: join(base, "none") },
+      onWarning: (message) => dropped.push(message),
+    });
+    expect(loaded.sandbox.mode).toBe("workspace-write");
+    expect(dropped).toEqual([expect.stringMatching(/^sandbox\.mode in .* is ignored/)]);
   });
 });

@@ -1,0 +1,36 @@
+/**
+ * What the user confirmed a repository may do: today, the test command that a workspace's own
+ * `.umbra/config.json` asks umbra to run in the user's folder after an accept. One confirmation per
+ * repository and command, kept in the workspace's data folder (0600), never in the workspace itself.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { workspaceDir } from "./paths.js";
+
+function confirmationFile(realRoot: string, env: NodeJS.ProcessEnv): string {
+  return join(workspaceDir(realRoot, env), "confirmed-test-command");
+}
+
+/** Whether the user confirmed exactly `command` for the workspace at `realRoot`. */
+export function testCommandConfirmed(
+  realRoot: string,
+  command: string,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
+  try {
+    return readFileSync(confirmationFile(realRoot, env), "utf8") === command;
+  } catch {
+    return false;
+  }
+}
+
+/** Records the user's confirmation of `command` for the workspace at `realRoot` (replacing an older one). */
+export function confirmTestCommand(
+  realRoot: string,
+  command: string,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
+  const file = confirmationFile(realRoot, env);
+  mkdirSync(workspaceDir(realRoot, env), { recursive: true, mode: 0o700 });
+  writeFileSync(file, command, { mode: 0o600 });
+}
