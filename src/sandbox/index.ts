@@ -43,6 +43,7 @@ export {
   resolvePolicy,
   type SandboxLimits,
   SECRET_ENV_PATTERNS,
+  SYSTEM_SECRET_PATHS,
   type WorkspacePaths,
 } from "./policy.js";
 export { type PreparedSandbox, prepareSandbox, runSandboxed, SandboxError, sandboxSupport } from "./run.js";

@@ -130,7 +130,12 @@ export const PROTECTED_WORKSPACE_PATHS: readonly { path: string; reason: string 
   { path: ".cursorignore", reason: "commands may not change ignore files" },
 ]);
 
-/** Credential files and folders of the home folder, hidden when `sandbox.hideCredentials` is on. */
+/**
+ * Credential files and folders of the home folder, hidden when `sandbox.hideCredentials` is on: keys
+ * and tokens of ssh, gpg, clouds, registries and package managers, git credential stores, databases,
+ * shell histories, browser profiles and the data folders of AI coding tools (their API keys and
+ * transcripts).
+ */
 export const HOME_CREDENTIAL_PATHS: readonly string[] = Object.freeze([
   ".ssh",
   ".gnupg",
@@ -139,12 +144,83 @@ export const HOME_CREDENTIAL_PATHS: readonly string[] = Object.freeze([
   ".kube",
   ".netrc",
   ".git-credentials",
+  ".config/git/credentials",
   ".pypirc",
-  ".docker/config.json",
+  ".config/pip",
+  ".npmrc",
+  ".yarnrc",
+  ".yarnrc.yml",
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
+  ".m2/settings.xml",
+  ".m2/settings-security.xml",
+  ".gradle/gradle.properties",
+  ".gem/credentials",
+  ".nuget/NuGet/NuGet.Config",
+  ".composer/auth.json",
+  ".config/composer/auth.json",
+  ".pgpass",
+  ".my.cnf",
+  ".docker",
+  ".config/containers/auth.json",
+  ".terraform.d",
+  ".vault-token",
   ".config/gcloud",
   ".config/gh",
   ".config/hub",
+  ".config/doctl",
+  ".oci",
   ".password-store",
+  ".local/share/keyrings",
+  ".bash_history",
+  ".zsh_history",
+  ".local/share/fish/fish_history",
+  ".python_history",
+  ".node_repl_history",
+  ".psql_history",
+  ".mysql_history",
+  ".sqlite_history",
+  ".lesshst",
+  ".viminfo",
+  ".mozilla",
+  ".config/google-chrome",
+  ".config/chromium",
+  ".config/BraveSoftware",
+  ".config/microsoft-edge",
+  ".config/vivaldi",
+  ".config/opera",
+  ".var/app",
+  ".claude",
+  ".claude.json",
+  ".codex",
+  ".gemini",
+  ".cursor",
+  ".aider",
+  ".continue",
+  ".config/opencode",
+  ".local/share/opencode",
+  ".config/github-copilot",
+  ".config/Code/User/globalStorage",
+  ".vscode-server/data/User/globalStorage",
+]);
+
+/**
+ * Files of the system that hold secrets: readable to root only, so they matter when umbra itself runs
+ * as root (the sandbox then keeps root's rights on files). Hidden always, whoever runs umbra.
+ */
+export const SYSTEM_SECRET_PATHS: readonly string[] = Object.freeze([
+  "/etc/shadow",
+  "/etc/shadow-",
+  "/etc/gshadow",
+  "/etc/gshadow-",
+  "/etc/sudoers",
+  "/etc/sudoers.d",
+  "/etc/ssh/ssh_host_rsa_key",
+  "/etc/ssh/ssh_host_ecdsa_key",
+  "/etc/ssh/ssh_host_ed25519_key",
+  "/etc/ssh/ssh_host_dsa_key",
+  "/etc/ssl/private",
+  "/etc/security/opasswd",
 ]);
 
 /** Home-relative paths that may never become writable: a write there could run code outside the sandbox. */
@@ -722,6 +798,10 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
         const real = await existingReal(join(realHome, rel));
         if (real) hiddenPaths.push(real);
       }
+    }
+    for (const path of SYSTEM_SECRET_PATHS) {
+      const real = await existingReal(path);
+      if (real) hiddenPaths.push(real);
     }
     for (const { path } of PROTECTED_WORKSPACE_PATHS) {
       if (path.startsWith(".git/") && !found.gitIsDir) continue;

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdir, realpath, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -13,8 +14,14 @@ import {
   parseAdminPolicy,
   refusedEnvEntry,
   resolvePolicy,
+  SYSTEM_SECRET_PATHS,
 } from "../../src/sandbox/policy.js";
 import { cleanup, tempDir } from "../helpers/workspace.js";
+
+/** Hidden paths other than the system's secret files (hidden always, when they exist). */
+function withoutSystemSecrets(paths: readonly string[]): string[] {
+  return paths.filter((path) => !SYSTEM_SECRET_PATHS.includes(path));
+}
 
 let base: string;
 let ws: string;
@@ -76,7 +83,7 @@ describe("resolvePolicy defaults", () => {
     );
     expect(policy.protectedPaths).not.toContain(join(ws, ".git", "hooks"));
     expect(policy.protectedPaths).not.toContain(join(ws, ".umbra", "config.json"));
-    expect(policy.hiddenPaths).toEqual([]);
+    expect(withoutSystemSecrets(policy.hiddenPaths)).toEqual([]);
   });
 
   it("resolves the workspace to its real path", async () => {
@@ -113,7 +120,7 @@ describe("hidden and protected paths of the workspace", () => {
 
   it("hides every .umbraignore/.cursorignore match, a matched folder as one entry", async () => {
     const { policy } = await resolvePolicy({ workspace: ws, config: sandboxConfig(), env });
-    expect(policy.hiddenPaths).toEqual(
+    expect(withoutSystemSecrets(policy.hiddenPaths)).toEqual(
       [
         join(ws, "certs", "server.pem"),
         join(ws, "private", "key.pem"),
@@ -191,6 +198,34 @@ describe("hidden and protected paths of the workspace", () => {
       env,
     });
     expect(off.policy.hiddenPaths).not.toContain(join(home, ".ssh"));
+  });
+
+  it("hides registry, package-manager, database and AI-tool credentials, histories, browser profiles and system secrets", async () => {
+    const credentials = [
+      ".npmrc",
+      ".cargo/credentials.toml",
+      ".config/git/credentials",
+      ".pgpass",
+      ".claude/.credentials.json",
+      ".m2/settings.xml",
+      ".gem/credentials",
+      ".config/pip/pip.conf",
+      ".terraform.d/credentials.tfrc.json",
+      ".vault-token",
+      ".config/containers/auth.json",
+      ".docker/config.json",
+      ".bash_history",
+      ".mozilla/firefox/profiles.ini",
+      ".config/google-chrome/Default/Cookies",
+      ".codex/auth.json",
+    ];
+    for (const rel of credentials) await put(join(home, rel), "secret");
+    const { policy } = await resolvePolicy({ workspace: ws, config: sandboxConfig(), env });
+    const hidden = (path: string) =>
+      policy.hiddenPaths.some((entry) => path === entry || path.startsWith(`${entry}/`));
+    for (const rel of credentials) expect(hidden(join(home, rel)), rel).toBe(true);
+    for (const path of ["/etc/shadow", "/etc/gshadow"])
+      if (existsSync(path)) expect(hidden(path), path).toBe(true);
   });
 });
 
