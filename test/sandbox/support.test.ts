@@ -71,7 +71,7 @@ function decide(program: Buffer, nr: number, args: readonly number[] = []): "all
   const data = Buffer.alloc(64);
   data.writeUInt32LE(nr, 0);
   data.writeUInt32LE(0xc000003e, 4);
-  args.forEach((value, index) => data.writeUInt32LE(value >>> 0, 16 + 8 * index));
+  for (const [index, value] of args.entries()) data.writeUInt32LE(value >>> 0, 16 + 8 * index);
   let a = 0;
   for (let pc = 0; pc * 8 < program.length; pc++) {
     const code = program.readUInt16LE(pc * 8);
