@@ -410,7 +410,8 @@ describe("network", () => {
     await new Promise<void>((done) => wide.listen(0, "0.0.0.0", () => done()));
     const widePort = (wide.address() as AddressInfo).port;
     try {
-      const targets = [...addresses, "10.255.255.1", "1.1.1.1"];
+      // and one beyond the host: TEST-NET-1, reserved for documentation, routed nowhere
+      const targets = [...addresses, "192.0.2.1"];
       const r = await py(
         f.policy,
         `import socket\nfor host in ${JSON.stringify(targets)}:\n    try:\n        socket.create_connection((host, ${widePort}), timeout=10)\n        print("CONNECTED", host)\n    except OSError as e:\n        print("ERRNO", e.errno)`,
