@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
@@ -7,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliOutcome, umbraAsync } from "../helpers/cli.js";
 import { cleanup, copyExamples, fingerprint, tempDir } from "../helpers/workspace.js";
 
+const hasPytest = spawnSync("pytest", ["--version"], { stdio: "ignore" }).status === 0;
 let home: string;
 let root: string;
 let env: NodeJS.ProcessEnv;
@@ -354,6 +356,35 @@ describe("network off", () => {
     expect(result.stdout, result.stderr).toBe("200\n");
     expect(result.exitCode).toBe(0);
     expect(result.notes).toEqual([]);
+  });
+
+  it.skipIf(!hasPytest)("passes a pytest suite whose tests open a local server", async () => {
+    const dir = join(root, "pytest-loopback");
+    await mkdir(dir);
+    await writeFile(
+      join(dir, "test_local_server.py"),
+      [
+        "import http.server, threading, urllib.request",
+        "",
+        "def test_serves_and_fetches():",
+        '    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)',
+        "    threading.Thread(target=server.serve_forever, daemon=True).start()",
+        "    try:",
+        "        urllib.request.urlopen(f'http://localhost:{server.server_port}/')",
+        "    except urllib.error.HTTPError as reply:",
+        "        assert reply.code == 501  # the server answered",
+        "    finally:",
+        "        server.shutdown()",
+      ].join("\n"),
+    );
+    try {
+      const run = await umbra(["run", "--root", dir, "--", "pytest", "-q", "-p", "no:cacheprovider"]);
+      expect(run.stdout, run.stderr).toMatch(/1 passed/);
+      expect(run.code).toBe(0);
+      expect(run.stderr).not.toContain("umbra: sandbox:");
+    } finally {
+      await cleanup(dir);
+    }
   });
 
   it("explains a refused raw socket and an unreachable address with the loopback note", async () => {
