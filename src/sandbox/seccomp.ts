@@ -337,12 +337,10 @@ export function describeSeccompDenial(
     const family = low(0);
     const familyName = ADDRESS_FAMILIES[family] ?? `address family ${family}`;
     const type = low(1) & SOCK_TYPE_MASK;
-    const what =
-      family === AF_INET || family === AF_INET6
-        ? `${familyName}, ${type === SOCK_RAW ? "SOCK_RAW" : type === SOCK_PACKET ? "SOCK_PACKET" : `type ${type}`}`
-        : family === AF_NETLINK
-          ? `${familyName}, protocol ${low(2)}`
-          : familyName;
+    const typeName = type === SOCK_RAW ? "SOCK_RAW" : type === SOCK_PACKET ? "SOCK_PACKET" : `type ${type}`;
+    let what = familyName;
+    if (family === AF_INET || family === AF_INET6) what += `, ${typeName}`;
+    else if (family === AF_NETLINK) what += `, protocol ${low(2)}`;
     return {
       kind: "network",
       syscall: name,
