@@ -43,9 +43,6 @@
 #define LL_FS_TRUNCATE (1ULL << 14) /* ABI 3 */
 #define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
 
-#define LL_NET_BIND_TCP (1ULL << 0)    /* ABI 4 */
-#define LL_NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
-
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
 #define LL_SCOPE_SIGNAL (1ULL << 1)               /* ABI 6 */
 
@@ -107,11 +104,9 @@ static int add_rule(int ruleset, const char *path, uint64_t access, char *why, s
 int landlock_apply(int abi, const struct landlock_paths *paths, char *why, size_t why_size) {
   uint64_t all = fs_rights(abi);
   struct ll_ruleset_attr attr = {.handled_access_fs = all, .handled_access_net = 0, .scoped = 0};
-  size_t size = sizeof(uint64_t); /* ABI 1-3 know only handled_access_fs */
-  if (abi >= 4) {
-    size = 2 * sizeof(uint64_t);
-    if (paths->block_tcp) attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
-  }
+  /* No network rights are handled: without --network the sandbox's net namespace holds only its private
+   * loopback, which commands may use freely. ABI 1-5 read only handled_access_fs here. */
+  size_t size = sizeof(uint64_t);
   if (abi >= 6) {
     size = sizeof attr;
     attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;

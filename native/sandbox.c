@@ -19,7 +19,8 @@
  *      be renamed away; hidden paths covered by an empty mode-000 file or directory; /run and every unix
  *      socket path bound in the host's network namespace covered; a private /tmp (the host's in
  *      full-access, where / is writable);
- *   4. fork the sandbox's init (pid 1 of the new pid namespace), which mounts a fresh /proc (with
+ *   4. fork the sandbox's init (pid 1 of the new pid namespace), which brings up the loopback of the new
+ *      net namespace (its only interface: a private 127.0.0.1 and ::1), mounts a fresh /proc (with
  *      /proc/sys read-only), forks the command and answers the seccomp notifications of its tree;
  *   5. in the command's process: limits, no_new_privs, Landlock, no capabilities, no descriptors but
  *      0-2, the seccomp filter (its listener handed to init), exec.
@@ -37,6 +38,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <net/if.h>
 #include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
@@ -233,6 +235,25 @@ static pid_t clone_init(const struct options *o) {
     else fail("cannot create the sandbox's namespaces: %s", strerror(errno));
   }
   return pid;
+}
+
+/* Brings up `lo` in the sandbox's own network namespace (without --network it has nothing else): the
+ * command gets a private 127.0.0.1 and ::1 that reach nothing of the host. */
+static int bring_up_loopback(void) {
+  int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (sock < 0) return fail("loopback: socket: %s", strerror(errno));
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof ifr);
+  snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+  int rc = ioctl(sock, SIOCGIFFLAGS, &ifr);
+  if (rc == 0) {
+    ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+    rc = ioctl(sock, SIOCSIFFLAGS, &ifr);
+  }
+  int saved = errno;
+  close(sock);
+  if (rc != 0) return fail("bring up the sandbox's loopback: %s", strerror(saved));
+  return 0;
 }
 
 /* ---------- host unix sockets ---------- */
@@ -755,8 +776,7 @@ static void run_command(const struct options *o, int listener_sock) {
     struct landlock_paths paths = {.writable = writable,
                                    .writable_count = count,
                                    .devices = devices,
-                                   .device_count = 1,
-                                   .block_tcp = !o->network};
+                                   .device_count = 1};
     if (landlock_apply(o->landlock, &paths, failure, sizeof failure) != 0) die_setup();
   }
   if (drop_capabilities() != 0) die_setup();
@@ -805,6 +825,7 @@ static void sandbox_init(const struct options *o, const struct path_list *socket
 static void sandbox_init(const struct options *o, const struct path_list *sockets, uid_t uid, gid_t gid) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (o->join <= 0 && map_own_ids(uid, gid) != 0) die_setup();
+  if (!o->network && bring_up_loopback() != 0) die_setup();
   if (make_view(o, sockets) != 0) die_setup();
   prctl(PR_SET_DUMPABLE, 0);
   if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {

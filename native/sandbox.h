@@ -21,7 +21,6 @@ struct landlock_paths {
   size_t writable_count;
   const char **devices; /* read, write and ioctl of device files beneath each (e.g. /dev) */
   size_t device_count;
-  int block_tcp;  /* deny TCP bind/connect (ABI 4+) */
 };
 
 /* Restricts this thread (and what it executes) to reading everywhere and writing only beneath the

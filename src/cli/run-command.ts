@@ -6,7 +6,9 @@ import {
   adminForbidsNetwork,
   allowlistApprover,
   alwaysApprove,
+  droppedEnvNames,
   explain,
+  filterEnv,
   firstApproving,
   formatNotes,
   loadAdminPolicy,
@@ -196,6 +198,8 @@ export function registerRun(program: Command): void {
         walk: config.index.excludeDirs ? { excludeDirs: config.index.excludeDirs } : {},
       });
       for (const warning of warnings) process.stderr.write(`umbra: ${warning}\n`);
+      if (!flags.unsandboxed)
+        process.stderr.write(formatDroppedEnv(droppedEnvNames(process.env, policy.envAllowlist)));
 
       const input = process.stdin.isTTY ? undefined : await readStdin();
       const interrupt = cancelOnInterrupt();
@@ -211,6 +215,8 @@ export function registerRun(program: Command): void {
           ...(input !== undefined ? { input } : {}),
           ...(branch ? { branch } : {}),
           ...(flags.unsandboxed || seatbelt ? { unsandboxed: true } : {}),
+          // The plain runner does not filter the environment: under Seatbelt it is done here.
+          ...(seatbelt ? { env: filterEnv(process.env, policy.envAllowlist) } : {}),
           ...(flags.json
             ? {}
             : {
@@ -248,6 +254,12 @@ export function registerRun(program: Command): void {
       }
       process.exitCode = exitStatusOf(result);
     });
+}
+
+/** The one line that names (never shows) the variables the sandbox keeps from the command; "" when none. */
+export function formatDroppedEnv(names: readonly string[]): string {
+  if (names.length === 0) return "";
+  return `umbra: environment variables not passed into the sandbox: ${names.join(", ")} (sandbox.env.allow in the configuration passes more)\n`;
 }
 
 /** The summary of a shadow run on stderr: what changed in the branch, and whether it was kept. */

@@ -171,7 +171,7 @@ function pathNote(
 }
 
 const NETWORK_MESSAGE =
-  "The sandbox blocks network access. Re-run with network approval (umbra run --net, or ask the user) if the command needs the network.";
+  "Only the sandbox's private loopback is reachable; the host and the internet need --net (servers the command starts on 127.0.0.1 or ::1 work; the host's own localhost services are not reachable). Re-run with network approval (umbra run --net, or ask the user) if the command needs them.";
 
 function networkNote(blocked: string): SandboxNote {
   return {
@@ -253,6 +253,7 @@ const WRITE_CONTEXT =
 const QUOTED = /'([^'\n]+)'|"([^"\n]+)"|‘([^’\n]+)’|“([^”\n]+)”|`([^`\n]+)`/g;
 const NOT_A_PATH =
   /^(E[A-Z]+|open|mkdir|rmdir|unlink|rename|copyfile|symlink|link|chmod|chown|utime|access|stat|lstat|scandir|readdir|write|read)$/;
+/** Errors of a command that tried to reach beyond the loopback (the only interface without --net). */
 const NETWORK_TEXT =
   /\bENETUNREACH\b|network is unreachable|\bEAI_AGAIN\b|temporary failure in name resolution|could not resolve host|couldn't resolve host/i;
 
@@ -278,9 +279,11 @@ function pathsOnLine(line: string): string[] {
 /**
  * Notes on the sandbox-caused failures of a run: first the exact denials the sandbox reported, then
  * errno texts on stderr (EACCES, EPERM, EROFS) that name a path the policy denies (protected, hidden,
- * outside the writable roots, or any write in read-only mode), then network errors when the network is
- * off, then time-outs and cut output. An ordinary failure (a missing file, a failing test, a permission
- * error on a path the policy allows) gets no note. Pure.
+ * outside the writable roots, or any write in read-only mode), then, when the network is off and the
+ * command failed, errors of reaching beyond the loopback (unreachable network, failed name lookup), then
+ * time-outs and cut output. An ordinary failure (a missing file, a failing test, a permission error on a
+ * path the policy allows, a refused connection on the loopback) gets no note, nor does a command that
+ * succeeded in spite of what it printed. Pure.
  */
 export function explain(
   result: SandboxResult,
@@ -329,7 +332,8 @@ export function explain(
     }
   }
 
-  if (!policy.network && !notes.some((note) => note.rule === "network")) {
+  const failed = result.exitCode !== 0 || result.signal !== null;
+  if (!policy.network && failed && !notes.some((note) => note.rule === "network")) {
     const line = stderr.split("\n").find((text) => NETWORK_TEXT.test(text));
     if (line) add(networkNote(line.trim().slice(0, 200)));
   }

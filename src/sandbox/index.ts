@@ -28,6 +28,7 @@ export {
   cachePaths,
   DEFAULT_ENV_ALLOWLIST,
   DEFAULT_LIMITS,
+  droppedEnvNames,
   type FindWorkspacePathsOptions,
   filterEnv,
   findWorkspacePaths,

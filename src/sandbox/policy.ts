@@ -35,10 +35,13 @@ export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
 });
 
 /**
- * Environment variables passed into the sandbox by default. An entry ending in `*` is a prefix. Names
- * that look like secrets are dropped even when a prefix matches them (see filterEnv).
+ * Environment variables passed into the sandbox by default: exact names (no pattern that could let a
+ * secret through), except `LC_*`. Besides the basics: what build and test tools read to find their
+ * toolchain, packages and caches and to take their flags. Names that look like secrets are dropped even
+ * when a prefix matches them (see filterEnv); none of these does (a test checks it).
  */
 export const DEFAULT_ENV_ALLOWLIST: readonly string[] = Object.freeze([
+  // basics
   "PATH",
   "HOME",
   "USER",
@@ -57,17 +60,125 @@ export const DEFAULT_ENV_ALLOWLIST: readonly string[] = Object.freeze([
   "XDG_CACHE_HOME",
   "XDG_CONFIG_HOME",
   "XDG_DATA_HOME",
-  "NODE_ENV",
-  "GOPATH",
-  "GOROOT",
-  "GOCACHE",
-  "GOMODCACHE",
-  "CARGO_HOME",
-  "RUSTUP_HOME",
-  "JAVA_HOME",
-  "VIRTUAL_ENV",
   "SSL_CERT_FILE",
   "SSL_CERT_DIR",
+  "REQUESTS_CA_BUNDLE",
+  "CURL_CA_BUNDLE",
+  "GIT_SSL_CAINFO",
+  "SOURCE_DATE_EPOCH",
+  // Python
+  "PYTHONPATH",
+  "PYTHONHOME",
+  "PYTHONSAFEPATH",
+  "PYTHONDONTWRITEBYTECODE",
+  "PYTHONPYCACHEPREFIX",
+  "PYTHONUNBUFFERED",
+  "PYTHONIOENCODING",
+  "PYTHONUTF8",
+  "PYTHONWARNINGS",
+  "PYTHONHASHSEED",
+  "PYTHONNOUSERSITE",
+  "PYTHONDEVMODE",
+  "VIRTUAL_ENV",
+  "CONDA_PREFIX",
+  "CONDA_DEFAULT_ENV",
+  "PYENV_ROOT",
+  "PYENV_VERSION",
+  "PIP_CACHE_DIR",
+  "PIP_CERT",
+  "PIP_DISABLE_PIP_VERSION_CHECK",
+  "PIP_FIND_LINKS",
+  "PIP_NO_INDEX",
+  "PYTEST_ADDOPTS",
+  "PYTEST_PLUGINS",
+  "TOX_WORK_DIR",
+  // Go
+  "GOPATH",
+  "GOROOT",
+  "GOBIN",
+  "GOCACHE",
+  "GOMODCACHE",
+  "GOTMPDIR",
+  "GOENV",
+  "GOFLAGS",
+  "GOPROXY",
+  "GOPRIVATE",
+  "GONOPROXY",
+  "GONOSUMDB",
+  "GOSUMDB",
+  "GOTOOLCHAIN",
+  "GOWORK",
+  "GO111MODULE",
+  "GOOS",
+  "GOARCH",
+  "GOAMD64",
+  "GOARM64",
+  "GOEXPERIMENT",
+  "GODEBUG",
+  "GOMAXPROCS",
+  "GOGC",
+  "GOMEMLIMIT",
+  "CGO_ENABLED",
+  "CGO_CFLAGS",
+  "CGO_CPPFLAGS",
+  "CGO_CXXFLAGS",
+  "CGO_LDFLAGS",
+  // Node
+  "NODE_ENV",
+  "NODE_PATH",
+  "NODE_OPTIONS",
+  "NODE_EXTRA_CA_CERTS",
+  "NODE_NO_WARNINGS",
+  "COREPACK_HOME",
+  // Java
+  "JAVA_HOME",
+  "JAVA_TOOL_OPTIONS",
+  "JDK_JAVA_OPTIONS",
+  "CLASSPATH",
+  "MAVEN_OPTS",
+  "GRADLE_USER_HOME",
+  "GRADLE_OPTS",
+  // Rust
+  "CARGO_HOME",
+  "CARGO_TARGET_DIR",
+  "CARGO_INCREMENTAL",
+  "CARGO_BUILD_JOBS",
+  "RUSTUP_HOME",
+  "RUSTUP_TOOLCHAIN",
+  "RUSTFLAGS",
+  "RUSTDOCFLAGS",
+  "RUSTC_WRAPPER",
+  "RUST_BACKTRACE",
+  "RUST_LOG",
+  // Ruby
+  "GEM_HOME",
+  "GEM_PATH",
+  "BUNDLE_PATH",
+  "BUNDLE_GEMFILE",
+  "RUBYLIB",
+  "RUBYOPT",
+  // C and C++
+  "CC",
+  "CXX",
+  "CPP",
+  "AR",
+  "LD",
+  "CFLAGS",
+  "CXXFLAGS",
+  "CPPFLAGS",
+  "LDFLAGS",
+  "LDLIBS",
+  "MAKEFLAGS",
+  "CPATH",
+  "C_INCLUDE_PATH",
+  "CPLUS_INCLUDE_PATH",
+  "LIBRARY_PATH",
+  "LD_LIBRARY_PATH",
+  "PKG_CONFIG_PATH",
+  "CMAKE_PREFIX_PATH",
+  "CMAKE_GENERATOR",
+  "CMAKE_BUILD_PARALLEL_LEVEL",
+  "CCACHE_DIR",
 ]);
 
 /**
@@ -392,6 +503,12 @@ function envEntryMatches(entry: string, name: string): boolean {
   return entry.endsWith("*") ? name.startsWith(entry.slice(0, -1)) : name === entry;
 }
 
+/** Whether `name` passes the allowlist: named exactly, or matched by a `PREFIX*` and not secret-looking. */
+function passesEnv(name: string, allowlist: readonly string[]): boolean {
+  if (allowlist.includes(name)) return true;
+  return allowlist.some((entry) => envEntryMatches(entry, name)) && !isSecretEnvName(name);
+}
+
 /**
  * The environment a sandboxed command gets: the variables named by the allowlist (exact names, or
  * `PREFIX*`), except secret-looking names that only a prefix matched.
@@ -399,13 +516,19 @@ function envEntryMatches(entry: string, name: string): boolean {
 export function filterEnv(env: NodeJS.ProcessEnv, allowlist: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined) continue;
-    const exact = allowlist.includes(name);
-    if (exact || (allowlist.some((entry) => envEntryMatches(entry, name)) && !isSecretEnvName(name))) {
-      out[name] = value;
-    }
+    if (value !== undefined && passesEnv(name, allowlist)) out[name] = value;
   }
   return out;
+}
+
+/** Variables that shells set for themselves: dropped like the rest, but not worth a word. */
+const SHELL_BOOKKEEPING = new Set(["_", "PWD", "OLDPWD", "SHLVL"]);
+
+/** The names (sorted, never values) of the variables of `env` that filterEnv drops, shell bookkeeping aside. */
+export function droppedEnvNames(env: NodeJS.ProcessEnv, allowlist: readonly string[]): string[] {
+  return Object.keys(env)
+    .filter((name) => env[name] !== undefined && !SHELL_BOOKKEEPING.has(name) && !passesEnv(name, allowlist))
+    .sort();
 }
 
 // ---------------------------------------------------------------------------------------------------

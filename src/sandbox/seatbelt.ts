@@ -146,6 +146,9 @@ export function seatbeltProfile(policy: SandboxPolicy, options: SeatbeltOptions 
       );
     }
   } else {
+    // Unlike Linux, where the command gets a network namespace of its own with a private loopback,
+    // Seatbelt has only the host's loopback: allowing localhost would open the host's own services.
+    lines.push("; no private loopback under Seatbelt: localhost is the host's, so it stays closed too");
     lines.push("(deny network*)");
   }
 

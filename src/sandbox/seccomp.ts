@@ -4,8 +4,11 @@
  * process_vm_*, io_uring, mount and the new mount API, pivot_root, chroot, unshare, setns, clone with
  * namespace flags, kexec, bpf, perf_event_open, keys, kernel modules, swap, reboot, userfaultfd,
  * open_by_handle_at, TIOCSTI/TIOCLINUX (whatever the upper 32 bits of the request), and without network
- * every socket that is not AF_UNIX. clone3 fails with ENOSYS (its flags cannot be inspected; libc then
- * falls back to clone). Other architectures and the x32 ABI kill the process.
+ * every socket but AF_UNIX, AF_INET and AF_INET6 (not raw or packet ones) and NETLINK_ROUTE: the
+ * sandbox's own network namespace then holds only its private loopback, which these reach, and nothing
+ * else (no AF_PACKET, AF_VSOCK, AF_ALG, other netlink protocols, ...). clone3 fails with ENOSYS (its flags
+ * cannot be inspected; libc then falls back to clone). Other architectures and the x32 ABI kill the
+ * process.
  */
 import type { Denial } from "./types.js";
 
@@ -164,6 +167,14 @@ const CLONE_NAMESPACES = Object.values(CLONE_NAMESPACE_FLAGS).reduce((all, bit) 
 const TIOCSTI = 0x5412;
 const TIOCLINUX = 0x541c;
 const AF_UNIX = 1;
+const AF_INET = 2;
+const AF_INET6 = 10;
+const AF_NETLINK = 16;
+const NETLINK_ROUTE = 0;
+/** The socket type without SOCK_NONBLOCK / SOCK_CLOEXEC. */
+const SOCK_TYPE_MASK = 0xf;
+const SOCK_RAW = 3;
+const SOCK_PACKET = 10;
 const ENOSYS = 38;
 
 const ADDRESS_FAMILIES: Record<number, string> = {
@@ -181,6 +192,7 @@ const ADDRESS_FAMILIES: Record<number, string> = {
 
 // Classic BPF opcodes and seccomp return values.
 const LD_W_ABS = 0x20;
+const AND_K = 0x54;
 const JEQ_K = 0x15;
 const JSET_K = 0x45;
 const RET_K = 0x06;
@@ -228,6 +240,7 @@ export function seccompProgram(options: SeccompOptions): Buffer {
   const ld = (offset: number) => code.push({ code: LD_W_ABS, jt: 0, jf: 0, k: offset });
   const jeq = (k: number, jt: Target, jf: Target = 0) => code.push({ code: JEQ_K, jt, jf, k: k >>> 0 });
   const jset = (k: number, jt: Target, jf: Target = 0) => code.push({ code: JSET_K, jt, jf, k: k >>> 0 });
+  const and = (k: number) => code.push({ code: AND_K, jt: 0, jf: 0, k: k >>> 0 });
   const ret = (k: number, label?: string) =>
     code.push({ code: RET_K, jt: 0, jf: 0, k: k >>> 0, ...(label ? { label } : {}) });
   const label = (name: string) => {
@@ -257,9 +270,21 @@ export function seccompProgram(options: SeccompOptions): Buffer {
   jeq(TIOCLINUX, "notify");
   ret(RET_ALLOW);
   if (!options.network) {
+    // The kernel takes domain, type and protocol as ints: the low halves count.
     label("socket");
     ld(argLow(0));
     jeq(AF_UNIX, "allow");
+    jeq(AF_NETLINK, "netlink");
+    jeq(AF_INET, "inet");
+    jeq(AF_INET6, "inet", "notify");
+    label("inet");
+    ld(argLow(1));
+    and(SOCK_TYPE_MASK);
+    jeq(SOCK_RAW, "notify");
+    jeq(SOCK_PACKET, "notify", "allow");
+    label("netlink");
+    ld(argLow(2));
+    jeq(NETLINK_ROUTE, "allow", "notify");
   }
   label("notify");
   ret(RET_USER_NOTIF);
@@ -311,10 +336,15 @@ export function describeSeccompDenial(
   if (name === "socket") {
     const family = low(0);
     const familyName = ADDRESS_FAMILIES[family] ?? `address family ${family}`;
+    const type = low(1) & SOCK_TYPE_MASK;
+    const typeName = type === SOCK_RAW ? "SOCK_RAW" : type === SOCK_PACKET ? "SOCK_PACKET" : `type ${type}`;
+    let what = familyName;
+    if (family === AF_INET || family === AF_INET6) what += `, ${typeName}`;
+    else if (family === AF_NETLINK) what += `, protocol ${low(2)}`;
     return {
       kind: "network",
       syscall: name,
-      detail: `socket(${familyName}) refused: the sandbox has no network access`,
+      detail: `socket(${what}) refused: only the sandbox's private loopback is reachable, through ordinary AF_INET, AF_INET6 and AF_UNIX sockets`,
     };
   }
   if (name === "clone") {

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
@@ -7,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliOutcome, umbraAsync } from "../helpers/cli.js";
 import { cleanup, copyExamples, fingerprint, tempDir } from "../helpers/workspace.js";
 
+const hasPytest = spawnSync("pytest", ["--version"], { stdio: "ignore" }).status === 0;
 let home: string;
 let root: string;
 let env: NodeJS.ProcessEnv;
@@ -15,6 +17,10 @@ let env: NodeJS.ProcessEnv;
 function umbra(args: string[], input = ""): Promise<CliOutcome> {
   return umbraAsync(env, args, input);
 }
+
+/** stderr without the line that names the environment variables the sandbox did not pass. */
+const withoutEnvLine = (stderr: string) =>
+  stderr.replace(/^umbra: environment variables not passed into the sandbox: .*\n/m, "");
 
 interface RunJson {
   exitCode: number | null;
@@ -97,7 +103,7 @@ describe("umbra run", () => {
     expect(await readFile(join(root, ".git", "config"), "utf8")).toContain("repositoryformatversion");
   });
 
-  it("refuses a connection to a loopback listener with a network note", async () => {
+  it("cannot reach a host loopback listener without --net, with no false note; --net reaches it", async () => {
     const server: Server = createServer((socket) => {
       socket.on("error", () => {});
       socket.end("hello\n");
@@ -113,8 +119,9 @@ describe("umbra run", () => {
       const result = JSON.parse(run.stdout) as RunJson;
       expect(result.stdout).not.toContain("connected");
       expect(result.exitCode).toBe(3);
-      expect(result.notes.map((n) => n.rule)).toContain("network");
-      expect(result.notes.find((n) => n.rule === "network")?.message).toMatch(/umbra run --net/);
+      // the sandbox's own 127.0.0.1: nothing listens there, an ordinary refusal
+      expect(result.stderr).toContain("connect failed: ECONNREFUSED");
+      expect(result.notes).toEqual([]);
 
       // approved, the same command reaches the listener
       const approved = await umbra([
@@ -337,7 +344,50 @@ describe("sandbox.network.allowCommands", () => {
 });
 
 describe("network off", () => {
-  it("explains a refused python3 socket.socket() (AF_INET) with the network note", async () => {
+  it("serves and fetches on the sandbox's private loopback, with no note", async () => {
+    const script = [
+      "import http.server, threading, urllib.request",
+      'server = http.server.HTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)',
+      "threading.Thread(target=server.serve_forever, daemon=True).start()",
+      'print(urllib.request.urlopen(f"http://localhost:{server.server_port}/").status)',
+    ].join("\n");
+    const run = await umbra(["run", "--root", root, "--json", "--", "python3", "-c", script]);
+    const result = JSON.parse(run.stdout) as RunJson;
+    expect(result.stdout, result.stderr).toBe("200\n");
+    expect(result.exitCode).toBe(0);
+    expect(result.notes).toEqual([]);
+  });
+
+  it.skipIf(!hasPytest)("passes a pytest suite whose tests open a local server", async () => {
+    const dir = join(root, "pytest-loopback");
+    await mkdir(dir);
+    await writeFile(
+      join(dir, "test_local_server.py"),
+      [
+        "import http.server, threading, urllib.request",
+        "",
+        "def test_serves_and_fetches():",
+        '    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)',
+        "    threading.Thread(target=server.serve_forever, daemon=True).start()",
+        "    try:",
+        "        urllib.request.urlopen(f'http://localhost:{server.server_port}/')",
+        "    except urllib.error.HTTPError as reply:",
+        "        assert reply.code == 501  # the server answered",
+        "    finally:",
+        "        server.shutdown()",
+      ].join("\n"),
+    );
+    try {
+      const run = await umbra(["run", "--root", dir, "--", "pytest", "-q", "-p", "no:cacheprovider"]);
+      expect(run.stdout, run.stderr).toMatch(/1 passed/);
+      expect(run.code).toBe(0);
+      expect(run.stderr).not.toContain("umbra: sandbox:");
+    } finally {
+      await cleanup(dir);
+    }
+  });
+
+  it("explains a refused raw socket and an unreachable address with the loopback note", async () => {
     const run = await umbra([
       "run",
       "--root",
@@ -346,15 +396,60 @@ describe("network off", () => {
       "--",
       "python3",
       "-c",
-      "import socket\nsocket.socket(socket.AF_INET, socket.SOCK_STREAM)\nprint('opened')",
+      "import socket\ntry:\n    socket.socket(socket.AF_INET, socket.SOCK_RAW, 1)\nexcept OSError as e:\n    print(e.errno)\nsocket.create_connection(('192.0.2.1', 80))",
     ]);
     const result = JSON.parse(run.stdout) as RunJson;
     expect(result.exitCode).not.toBe(0);
-    expect(result.stdout).not.toContain("opened");
-    expect(result.stderr).toMatch(/PermissionError|Operation not permitted/);
-    const note = result.notes.find((n) => n.rule === "network");
-    expect(note?.blocked).toMatch(/AF_INET/);
-    expect(note?.message).toMatch(/blocks network access.*umbra run --net/);
+    expect(result.stdout).toBe("1\n"); // EPERM
+    expect(result.stderr).toMatch(/Network is unreachable/);
+    const notes = result.notes.filter((n) => n.rule === "network");
+    expect(notes.length).toBe(1);
+    expect(notes[0]?.blocked).toMatch(/^socket\(AF_INET, SOCK_RAW\)/);
+    expect(notes[0]?.message).toMatch(
+      /^Only the sandbox's private loopback is reachable; the host and the internet need --net.*umbra run --net/,
+    );
+  });
+});
+
+describe("environment", () => {
+  it("passes the toolchain variables and names the dropped ones once, without their values", async () => {
+    // `PYTHONPATH=src umbra run -- pytest` must test the checkout's src/
+    await mkdir(join(root, "envprobe"));
+    await writeFile(join(root, "envprobe", "envprobe_mod.py"), "WHERE = 'checkout'\n");
+    try {
+      const run = await umbraAsync(
+        {
+          ...env,
+          PYTHONPATH: "envprobe",
+          GOFLAGS: "-mod=mod",
+          NODE_OPTIONS: "--no-warnings",
+          UMBRA_PROBE_SETTING: "visible-value",
+          UMBRA_PROBE_TOKEN: "secret-value",
+        },
+        [
+          "run",
+          "--root",
+          root,
+          "--",
+          "sh",
+          "-c",
+          'python3 -c "import envprobe_mod; print(envprobe_mod.WHERE)" && echo "$GOFLAGS|$NODE_OPTIONS|$UMBRA_PROBE_SETTING|$UMBRA_PROBE_TOKEN"',
+        ],
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe("checkout\n-mod=mod|--no-warnings||\n");
+      const lines = run.stderr
+        .split("\n")
+        .filter((line) => line.includes("environment variables not passed"));
+      expect(lines.length).toBe(1);
+      expect(lines[0]).toMatch(
+        /^umbra: environment variables not passed into the sandbox: .*\bUMBRA_PROBE_SETTING\b/,
+      );
+      expect(lines[0]).toMatch(/\bUMBRA_PROBE_TOKEN\b/);
+      expect(lines[0]).not.toMatch(/PYTHONPATH|GOFLAGS|NODE_OPTIONS|visible-value|secret-value/);
+    } finally {
+      await cleanup(join(root, "envprobe"));
+    }
   });
 });
 
@@ -370,7 +465,7 @@ describe("--full-access", () => {
       "-c",
       "pwd; echo made > made.txt",
     ]);
-    expect(run.stderr).toBe("");
+    expect(withoutEnvLine(run.stderr)).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(`${root}\n`);
     expect(await readFile(join(root, "made.txt"), "utf8")).toBe("made\n");

@@ -41,22 +41,29 @@ function result(overrides: Partial<SandboxResult> = {}): SandboxResult {
   };
 }
 
+const NETWORK_MESSAGE =
+  "Only the sandbox's private loopback is reachable; the host and the internet need --net (servers the command starts on 127.0.0.1 or ::1 work; the host's own localhost services are not reachable). Re-run with network approval (umbra run --net, or ask the user) if the command needs them.";
+
 const rules = (notes: SandboxNote[]) => notes.map((note) => note.rule);
 const fromStderr = (stderr: string, p: SandboxPolicy = policy()) => explain(result({ stderr }), p);
 
 describe("exact denials", () => {
-  it("explains a network denial with the escalation", () => {
-    const denials: Denial[] = [{ kind: "network", detail: "connect to 127.0.0.1:8080" }];
+  it("explains a network denial with the escalation, naming the private loopback", () => {
+    const denials: Denial[] = [{ kind: "network", syscall: "socket", detail: "socket(AF_PACKET) refused" }];
     const notes = explain(result({ denials }), policy());
     expect(notes).toEqual([
       {
         rule: "network",
-        blocked: "connect to 127.0.0.1:8080",
+        blocked: "socket(AF_PACKET) refused",
         escalation: "re-run with network approval (umbra run --net, or ask the user)",
-        message:
-          "The sandbox blocks network access. Re-run with network approval (umbra run --net, or ask the user) if the command needs the network.",
+        message: NETWORK_MESSAGE,
       },
     ]);
+    expect(notes[0]?.message).toMatch(
+      /^Only the sandbox's private loopback is reachable; the host and the internet need --net/,
+    );
+    // a denial is a fact: noted also when the command went on and succeeded
+    expect(rules(explain(result({ exitCode: 0, denials }), policy()))).toEqual(["network"]);
   });
 
   it("explains a seccomp denial by system call", () => {
@@ -259,7 +266,7 @@ describe("no false alarms", () => {
 describe("network errors when the network is off", () => {
   it("notes unreachable networks and failed name lookups once", () => {
     for (const stderr of [
-      "Error: connect ENETUNREACH 127.0.0.1:4000",
+      "Error: connect ENETUNREACH 10.0.0.1:4000",
       "getaddrinfo EAI_AGAIN registry.npmjs.org",
       "curl: (6) Could not resolve host: example.com",
       "ping: connect: Network is unreachable",
@@ -271,7 +278,19 @@ describe("network errors when the network is off", () => {
 
   it("says nothing when the network was allowed", () => {
     expect(fromStderr("Error: connect ENETUNREACH 10.0.0.1:443", policy({ network: true }))).toEqual([]);
+  });
+
+  it("says nothing of a refused connection on the loopback: an ordinary failure", () => {
     expect(fromStderr("Error: connect ECONNREFUSED 127.0.0.1:4000")).toEqual([]);
+    expect(fromStderr("ConnectionRefusedError: [Errno 111] Connection refused")).toEqual([]);
+  });
+
+  it("says nothing when the command succeeded in spite of a failed lookup (npx tsc, an update check)", () => {
+    for (const stderr of [
+      "npm WARN getaddrinfo EAI_AGAIN registry.npmjs.org",
+      "warning: could not resolve host: proxy.golang.org",
+    ])
+      expect(explain(result({ exitCode: 0, stderr }), policy()), stderr).toEqual([]);
   });
 });
 
@@ -312,8 +331,6 @@ describe("deniedBy and formatNotes", () => {
 
   it("prints one `umbra: sandbox:` line per note", () => {
     const notes = explain(result({ denials: [{ kind: "network", detail: "connect" }] }), policy());
-    expect(formatNotes(notes)).toBe(
-      "umbra: sandbox: The sandbox blocks network access. Re-run with network approval (umbra run --net, or ask the user) if the command needs the network.\n",
-    );
+    expect(formatNotes(notes)).toBe(`umbra: sandbox: ${NETWORK_MESSAGE}\n`);
   });
 });

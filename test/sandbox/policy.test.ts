@@ -6,7 +6,9 @@ import { ConfigError, loadConfig, type SandboxConfig } from "../../src/config/co
 import {
   type AdminPolicy,
   adminForbidsNetwork,
+  DEFAULT_ENV_ALLOWLIST,
   DEFAULT_LIMITS,
+  droppedEnvNames,
   filterEnv,
   findWorkspacePaths,
   isSecretEnvName,
@@ -467,6 +469,66 @@ describe("environment allowlist", () => {
       ["PATH", "LC_*", "NPM_TOKEN", "HOME"],
     );
     expect(filtered).toEqual({ PATH: "/bin", LC_ALL: "C", NPM_TOKEN: "t" });
+  });
+
+  it("passes the toolchain variables of Python, Go, Node, Java, Rust and C by default, by name", async () => {
+    const toolchain = [
+      "PYTHONPATH",
+      "VIRTUAL_ENV",
+      "PYTHONHOME",
+      "GOFLAGS",
+      "GOPROXY",
+      "GOPATH",
+      "GOROOT",
+      "GOCACHE",
+      "NODE_PATH",
+      "NODE_OPTIONS",
+      "JAVA_HOME",
+      "CARGO_HOME",
+      "RUSTUP_HOME",
+      "RUSTFLAGS",
+      "CC",
+      "CXX",
+      "CFLAGS",
+      "LDFLAGS",
+    ];
+    const { policy } = await resolvePolicy({ workspace: ws, config: sandboxConfig(), env });
+    const passed = filterEnv(
+      Object.fromEntries([...toolchain, "GITHUB_TOKEN", "GOPROXY_TOKEN"].map((name) => [name, "v"])),
+      policy.envAllowlist,
+    );
+    expect(Object.keys(passed).sort()).toEqual([...toolchain].sort());
+    // a list of names, not patterns: nothing but LC_* can match a name it does not spell out
+    expect(DEFAULT_ENV_ALLOWLIST.filter((entry) => entry.endsWith("*"))).toEqual(["LC_*"]);
+    for (const name of DEFAULT_ENV_ALLOWLIST) expect(isSecretEnvName(name), name).toBe(false);
+  });
+
+  it("a workspace cannot pass a secret-looking name, also next to the toolchain defaults", async () => {
+    const config = sandboxConfig({
+      env: { allow: ["PYTHONPATH", "GOPROXY_PASSWORD", "CARGO_REGISTRY_TOKEN"] },
+    });
+    const { policy, warnings } = await resolvePolicy({ workspace: ws, config, env });
+    const passed = filterEnv(
+      { PYTHONPATH: "src", GOPROXY_PASSWORD: "p", CARGO_REGISTRY_TOKEN: "t" },
+      policy.envAllowlist,
+    );
+    expect(passed).toEqual({ PYTHONPATH: "src" });
+    expect(warnings.join("\n")).toMatch(
+      /GOPROXY_PASSWORD looks like a secret.*\n.*CARGO_REGISTRY_TOKEN looks like a secret/,
+    );
+  });
+
+  it("droppedEnvNames names what filterEnv drops, sorted, without shell bookkeeping", () => {
+    const env = {
+      PATH: "/bin",
+      ZED: "1",
+      OPENAI_API_KEY: "sk",
+      LC_API_TOKEN: "s",
+      PWD: "/",
+      _: "x",
+      GONE: undefined,
+    };
+    expect(droppedEnvNames(env, ["PATH", "LC_*"])).toEqual(["LC_API_TOKEN", "OPENAI_API_KEY", "ZED"]);
   });
 });
 

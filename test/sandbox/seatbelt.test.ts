@@ -147,6 +147,8 @@ describe("the profile", () => {
     const off = seatbeltProfile(policy());
     expect(off).toContain("(deny network*)");
     expect(off).not.toContain("(allow network*)");
+    // no localhost exception: under Seatbelt localhost is the host's own (Linux gives a private one)
+    expect(off).not.toMatch(/\(allow network[^\n]*(localhost|127\.0\.0\.1)/);
     const on = seatbeltProfile(policy({ network: true }));
     expect(on).toContain("(allow network*)");
     expect(on).not.toContain("(deny network*)");

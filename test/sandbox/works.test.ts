@@ -2,6 +2,7 @@
  * Ordinary work inside the sandbox: real tools run, the workspace is writable in workspace-write mode,
  * and a branch run writes only to the branch.
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +11,7 @@ import { type Branch, fork } from "../../src/shadow/index.js";
 import { ensureHelper, makeFixture, type SandboxFixture, sh, snapshot } from "./helpers.js";
 
 let f: SandboxFixture;
+const hasPytest = spawnSync("pytest", ["--version"], { stdio: "ignore" }).status === 0;
 
 beforeAll(async () => {
   ensureHelper();
@@ -49,6 +51,56 @@ describe("ordinary work", () => {
     const py = await runSandboxed(f.policy, "python3", ["-c", "print(sum(range(10)))"]);
     expect(py.stdout.trim()).toBe("45");
   });
+
+  it("runs a test suite that serves on 127.0.0.1 and ::1 without network access", async () => {
+    mkdirSync(join(f.ws, "loopback"));
+    writeFileSync(
+      join(f.ws, "loopback", "serve.test.js"),
+      [
+        'import test from "node:test";',
+        'import assert from "node:assert";',
+        'import { createServer } from "node:http";',
+        'test("serves and fetches on the loopback", async () => {',
+        '  for (const host of ["127.0.0.1", "::1"]) {',
+        '    const server = createServer((_, res) => res.end("pong"));',
+        "    await new Promise((ready) => server.listen(0, host, ready));",
+        '    const name = host.includes(":") ? "[" + host + "]" : host;',
+        '    const url = "http://" + name + ":" + server.address().port + "/";',
+        "    assert.equal(await (await fetch(url)).text(), 'pong');",
+        "    server.close();",
+        "  }",
+        "});",
+      ].join("\n"),
+    );
+    const r = await runSandboxed(f.policy, "node", ["--test", "loopback/"]);
+    expect(r.stdout, r.stderr).toMatch(/# pass 1\n/);
+    expect(r.exitCode).toBe(0);
+    expect(r.denials).toEqual([]);
+  });
+
+  it.skipIf(!hasPytest)(
+    "runs a pytest suite whose tests open a local server, without network access",
+    async () => {
+      writeFileSync(
+        join(f.ws, "test_server.py"),
+        [
+          "import http.server, threading, urllib.request",
+          "",
+          "def test_local_server():",
+          '    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)',
+          "    threading.Thread(target=server.serve_forever, daemon=True).start()",
+          "    try:",
+          '        with urllib.request.urlopen(f"http://localhost:{server.server_port}/a.txt") as reply:',
+          '            assert reply.read() == b"hello\\n"',
+          "    finally:",
+          "        server.shutdown()",
+        ].join("\n"),
+      );
+      const r = await runSandboxed(f.policy, "pytest", ["-q", "-p", "no:cacheprovider", "test_server.py"]);
+      expect(r.stdout, r.stderr).toMatch(/1 passed/);
+      expect(r.exitCode).toBe(0);
+    },
+  );
 
   it("runs git status and git diff", async () => {
     writeFileSync(join(f.ws, "a.txt"), "hello\nworld\n");

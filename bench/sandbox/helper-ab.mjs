@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * A change to the native sandbox helper against the helper of an earlier commit, in the same run: builds
+ * native/ of --base (default HEAD) into a temporary folder, then times runSandboxed(`true`) with each
+ * helper in turn (UMBRA_HELPER), interleaved, under the same policy as bench/sandbox/run.mjs (workspace
+ * bind, a hidden file, the protected paths, network off). On a loaded machine the bwrap ratio of run.mjs
+ * swings by 2× from run to run; pairs of runs taken side by side show what the change itself costs.
+ * Usage: node bench/sandbox/helper-ab.mjs [--base REV] [--runs 200]. Needs `npm run build` first.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const { values } = parseArgs({
+  options: { base: { type: "string", default: "HEAD" }, runs: { type: "string", default: "200" } },
+});
+const RUNS = Math.max(20, Number(values.runs));
+const { runSandboxed } = await import(join(ROOT, "dist", "sandbox", "run.js"));
+const { DEFAULT_ENV_ALLOWLIST, DEFAULT_LIMITS, PROTECTED_WORKSPACE_PATHS } = await import(
+  join(ROOT, "dist", "sandbox", "policy.js")
+);
+
+const base = realpathSync(mkdtempSync(join(tmpdir(), "umbra-bench-helper-ab-")));
+const src = join(base, "native");
+mkdirSync(src);
+const git = (/** @type {string[]} */ ...args) =>
+  execFileSync("git", ["-C", ROOT, ...args], { encoding: "utf8" });
+const sources = git("ls-tree", "--name-only", values.base, "native/")
+  .split("\n")
+  .filter((p) => /\.[ch]$/.test(p));
+for (const path of sources) writeFileSync(join(base, path), git("show", `${values.base}:${path}`));
+const baseline = join(base, "umbra-helper");
+execFileSync(process.env.CC || "cc", [
+  "-O2",
+  "-std=c11",
+  "-o",
+  baseline,
+  ...sources.filter((p) => p.endsWith(".c")).map((p) => join(base, p)),
+]);
+
+const ws = join(base, "ws");
+mkdirSync(join(ws, ".git", "hooks"), { recursive: true });
+writeFileSync(join(ws, ".git", "config"), "[core]\n");
+writeFileSync(join(ws, ".umbraignore"), "secret.env\n");
+writeFileSync(join(ws, "secret.env"), "KEY=1\n");
+const policy = {
+  mode: "workspace-write",
+  workspace: ws,
+  writableRoots: [ws],
+  hiddenPaths: [join(ws, "secret.env")],
+  protectedPaths: PROTECTED_WORKSPACE_PATHS.map((/** @type {{path: string}} */ e) => join(ws, e.path)),
+  network: false,
+  envAllowlist: [...DEFAULT_ENV_ALLOWLIST],
+  limits: { ...DEFAULT_LIMITS, timeoutMs: 60_000 },
+};
+
+/** @type {Record<string, string>} */
+const helpers = { [values.base]: baseline, "this tree": join(ROOT, "native", "build", "umbra-helper") };
+/** @type {Record<string, number[]>} */
+const times = Object.fromEntries(Object.keys(helpers).map((name) => [name, []]));
+try {
+  for (let i = 0; i <= RUNS; i++) {
+    for (const [name, path] of Object.entries(helpers)) {
+      process.env.UMBRA_HELPER = path;
+      const started = performance.now();
+      const result = await runSandboxed(policy, "true", [], { cwd: ws });
+      if (result.exitCode !== 0) throw new Error(`${name}: true exited ${result.exitCode}: ${result.stderr}`);
+      if (i > 0) times[name]?.push(performance.now() - started); // run 0 warms up
+    }
+  }
+} finally {
+  rmSync(base, { recursive: true, force: true });
+}
+const median = (/** @type {number[]} */ xs) =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+for (const [name, list] of Object.entries(times))
+  console.log(
+    `umbra-helper of ${name}: median ${median(list).toFixed(1)} ms per sandboxed \`true\` (${RUNS} runs)`,
+  );
