@@ -7,7 +7,7 @@ const MAX_OUTPUT = 12_000;
 export const runCommandTool = defineTool({
   name: "run_command",
   description:
-    "Run a shell command (sh -c) in a sandbox, in your branch of the workspace, with the workspace root as the working directory: it sees your edits, and whatever it writes stays in your branch. The sandbox: no network (set network: true and give a reason to ask the user; it is usually denied), the rest of the file system read-only, .git/config, .git/hooks, editor and umbra settings and ignore files read-only, ignored secrets hidden, a private /tmp, a time limit. Use it to run tests, builds and type checks. When the sandbox blocked something the output says which rule and what would allow it.",
+    "Run a shell command (sh -c) in a sandbox, in your branch of the workspace, with the workspace root as the working directory: it sees your edits, and whatever it writes stays in your branch. The sandbox: no network beyond its own private loopback (servers on 127.0.0.1 work; for anything else set network: true and give a reason to ask the user; it is usually denied), the rest of the file system read-only, .git/config, .git/hooks, editor and umbra settings and ignore files read-only, ignored secrets hidden, a private /tmp, a time limit. Use it to run tests, builds and type checks. When the sandbox blocked something the output says which rule and what would allow it.",
   schema: z.object({
     command: z.string().min(1).describe("the command line, run with sh -c"),
     timeoutSeconds: z.number().int().min(1).max(1800).optional(),
