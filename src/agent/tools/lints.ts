@@ -15,7 +15,10 @@ export const lintsTool = defineTool({
       const path = cleanPath(input.path, context.root);
       if (!path) return failure(`${shownPath(input.path)} is not a file inside the workspace`);
       try {
-        paths = [(await (await context.files()).resolve(path)).rel];
+        const found = await (await context.files()).resolve(path);
+        if (found.kind === undefined) return failure(`${shownPath(path)} does not exist`);
+        if (found.kind !== "file") return failure(`${shownPath(found.rel)} is not a regular file`);
+        paths = [found.rel];
       } catch (error) {
         return refused(error);
       }
