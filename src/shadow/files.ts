@@ -1,8 +1,16 @@
 import type { Stats } from "node:fs";
 import { lstat } from "node:fs/promises";
+import type { Ignore } from "ignore";
 import { FileAccessError, shownPath } from "../workspace/errors.js";
-import { IGNORE_FILE_NAMES } from "../workspace/ignore-rules.js";
-import { type DirEntryInfo, lstatIn, readdirIn } from "../workspace/rooted.js";
+import {
+  extendRules,
+  IGNORE_FILE_NAMES,
+  matchIgnore,
+  parseIgnoreFile,
+  type SourcedPattern,
+  UMBRA_IGNORE_FILES,
+} from "../workspace/ignore-rules.js";
+import { type DirEntryInfo, lstatIn, readdirIn, readIfRegular } from "../workspace/rooted.js";
 import type { BranchChange } from "./changes.js";
 import { isAtOrBelow, joinRel, normalizeRelPath, parentOf } from "./relpath.js";
 import type { BranchView, DirEntry, EntryKind, Resolved } from "./view.js";
@@ -34,6 +42,9 @@ const MAX_HIDDEN_INODES = 20_000;
 const MAX_REPLACED_ENTRIES = 20_000;
 
 const GIT_REASON = "git metadata is not edited by tools";
+
+/** The .umbraignore/.cursorignore rules in force inside each folder, read for one query. */
+type RuleMemo = Map<string, Promise<Ignore | undefined>>;
 
 /**
  * The one door through which agents' tools read and write a branch (and, through its lower layer, the
@@ -123,7 +134,12 @@ export class BranchFiles {
     await this.refuseHidden(entry.rel, entry.stats);
     const base = entry.rel;
     const entries = (await this.view.readdir(base)) ?? [];
-    return entries.filter((child) => this.hiddenReason(joinRel(base, child.name)) === undefined);
+    const memo: RuleMemo = new Map();
+    const visible: DirEntry[] = [];
+    for (const child of entries) {
+      if (!(await this.isHidden(joinRel(base, child.name), child.kind === "dir", memo))) visible.push(child);
+    }
+    return visible;
   }
 
   /** What `path` is (a final symlink not followed); undefined when nothing is there. */
@@ -184,7 +200,12 @@ export class BranchFiles {
 
   /** DocumentSource: the branch's changes, hidden paths left out. */
   async changes(): Promise<BranchChange[]> {
-    return (await this.branch.changes()).filter((change) => this.hiddenReason(change.path) === undefined);
+    const memo: RuleMemo = new Map();
+    const visible: BranchChange[] = [];
+    for (const change of await this.branch.changes()) {
+      if (!(await this.isHidden(change.path, false, memo))) visible.push(change);
+    }
+    return visible;
   }
 
   /** Why `rel` (canonical) is read-only for agents, or undefined. Case variants count the same. */
@@ -204,13 +225,39 @@ export class BranchFiles {
   }
 
   /**
-   * Why `rel` (canonical) is hidden, or undefined. Other names of a hidden file (hard links, case
-   * variants on a case-insensitive filesystem) are caught by inode when they are opened.
+   * Whether `rel` (canonical) is hidden: at or below a hidden path of the policy, or matched now by the
+   * .umbraignore/.cursorignore rules of the user's folder (read at every query, in every folder, those
+   * the index leaves out included). Other names of a hidden file (hard links, case variants on a
+   * case-insensitive filesystem) are caught by inode when they are opened.
    */
-  hiddenReason(rel: string): string | undefined {
-    if (this.hidden.some((path) => isAtOrBelow(rel, path)))
-      return "it is hidden from agents (.umbraignore / .cursorignore)";
-    return undefined;
+  async isHidden(rel: string, isDir = false, memo: RuleMemo = new Map()): Promise<boolean> {
+    if (this.hidden.some((path) => isAtOrBelow(rel, path))) return true;
+    const parts = rel.split("/");
+    for (let i = 1; i <= parts.length; i++) {
+      const path = parts.slice(0, i).join("/");
+      const rules = await this.rulesIn(parentOf(path), memo);
+      if (rules && matches(rules, path, i < parts.length || isDir)) return true;
+    }
+    return false;
+  }
+
+  /** The umbra ignore rules in force inside the folder `dir` of the user's folder (its own files included). */
+  private rulesIn(dir: string, memo: RuleMemo): Promise<Ignore | undefined> {
+    let found = memo.get(dir);
+    if (!found) {
+      found = (async () => {
+        const parent = dir === "" ? undefined : await this.rulesIn(parentOf(dir), memo);
+        const patterns: SourcedPattern[] = [];
+        for (const name of UMBRA_IGNORE_FILES) {
+          const file = joinRel(dir, name);
+          const text = await readIfRegular(this.view.layers.root, file).catch(() => undefined);
+          if (text) patterns.push(...parseIgnoreFile(text.toString("utf8"), dir, file));
+        }
+        return extendRules(parent, patterns);
+      })();
+      memo.set(dir, found);
+    }
+    return found;
   }
 
   /** `rel` with its parent folder resolved (links inside the workspace followed), its last name kept. */
@@ -252,7 +299,7 @@ export class BranchFiles {
   }
 
   private async refuseHidden(rel: string, stats?: Stats): Promise<void> {
-    if (this.hiddenReason(rel)) throw hiddenError(rel);
+    if (await this.isHidden(rel, stats?.isDirectory() ?? false)) throw hiddenError(rel);
     if (stats && (await this.hiddenInodes()).has(inodeKey(stats))) throw hiddenError(rel);
   }
 
@@ -262,11 +309,13 @@ export class BranchFiles {
       if (path !== rel && isAtOrBelow(path, rel)) throw hiddenBelow(rel);
     }
     let seen = 0;
+    const memo: RuleMemo = new Map();
     const walk = async (dir: string): Promise<void> => {
       for (const entry of (await this.view.readdir(dir)) ?? []) {
         if (++seen > MAX_REPLACED_ENTRIES)
           throw new FileAccessError("PROTECTED", rel, `${shownPath(rel)} holds too many files to replace`);
         const child = joinRel(dir, entry.name);
+        if (await this.isHidden(child, entry.kind === "dir", memo)) throw hiddenBelow(rel);
         const reason = this.protectedReason(child);
         if (reason)
           throw new FileAccessError(
@@ -315,6 +364,14 @@ export class BranchFiles {
       return set;
     })();
     return this.inodes;
+  }
+}
+
+function matches(rules: Ignore, rel: string, isDir: boolean): boolean {
+  try {
+    return matchIgnore({ umbra: rules }, rel, isDir) !== undefined;
+  } catch {
+    return false; // a name the matcher cannot take (it names no pattern either)
   }
 }
 

@@ -32,7 +32,15 @@ import { cleanup, copyExamples, fingerprint, tempDir } from "../helpers/workspac
 // tries one way out; `work: ...` probes are ordinary work that must keep working. The reporter
 // (test/security/reporter.ts) prints `escapes=N broken=M probes=K` as the run's last line.
 
-const SECRETS = ["HOME_SECRET_bashrc", "HOME_SECRET_ssh", "WS_SECRET_env", "WS_SECRET_pem", "OUTSIDE_SECRET"];
+const SECRETS = [
+  "HOME_SECRET_bashrc",
+  "HOME_SECRET_ssh",
+  "WS_SECRET_env",
+  "WS_SECRET_pem",
+  "WS_SECRET_token",
+  "WS_SECRET_late",
+  "OUTSIDE_SECRET",
+];
 
 let base: string;
 let home: string;
@@ -108,7 +116,11 @@ beforeAll(async () => {
   homeBefore = await listTree(fakeHome);
   root = await copyExamples();
   writeFileSync(join(root, "..", "outside.txt"), "OUTSIDE_SECRET\n");
-  writeFileSync(join(root, ".umbraignore"), ".env\nsecrets/\n");
+  writeFileSync(join(root, ".umbraignore"), ".env\nsecrets/\nlate-*.txt\n");
+  // a package's own ignore file, in a folder the index and the sandbox's walk leave out
+  mkdirSync(join(root, "node_modules", "pkg"), { recursive: true });
+  writeFileSync(join(root, "node_modules", "pkg", ".umbraignore"), "token.txt\n");
+  writeFileSync(join(root, "node_modules", "pkg", "token.txt"), "WS_SECRET_token\n");
   writeFileSync(join(root, ".env"), "WS_SECRET_env=1\nWS_SECRET_env_2=2\n");
   mkdirSync(join(root, "secrets"));
   writeFileSync(join(root, "secrets", "id.pem"), "WS_SECRET_pem\n");
@@ -229,6 +241,24 @@ describe("Node-side file access of agents", () => {
     expect(lines).not.toContain(".env");
     expect(lines).not.toContain("secrets/");
     await refusedCall(listFilesTool, { path: "secrets" });
+  });
+
+  it("attack hidden-rules: ignore rules inside node_modules apply", async () => {
+    await refusedCall(readFileTool, { path: "node_modules/pkg/token.txt" });
+    const listed = await call(listFilesTool, { path: "node_modules/pkg" });
+    expect(listed.output).not.toContain("token.txt");
+  });
+
+  it("attack hidden-rules: a file ignored after the session started", async () => {
+    await call(readFileTool, { path: "README.md" });
+    const late = join(root, "late-secret.txt");
+    writeFileSync(late, "WS_SECRET_late\n");
+    try {
+      await refusedCall(readFileTool, { path: "late-secret.txt" });
+      await refusedCall(editTool, { path: "late-secret.txt", search: "WS_SECRET_late!", replace: "x" });
+    } finally {
+      rmSync(late);
+    }
   });
 
   it("attack hardlink: a hard link to the hidden .env", async () => {
