@@ -231,6 +231,7 @@ export class BranchFiles {
    * case-insensitive filesystem) are caught by inode when they are opened.
    */
   async isHidden(rel: string, isDir = false, memo: RuleMemo = new Map()): Promise<boolean> {
+    if (rel === "") return false;
     if (this.hidden.some((path) => isAtOrBelow(rel, path))) return true;
     const parts = rel.split("/");
     for (let i = 1; i <= parts.length; i++) {
