@@ -312,12 +312,16 @@ function ignoreMissing(error: unknown): void {
 }
 
 /**
- * The bytes of the regular file `rel`, or undefined when there is none there to read without following
- * a symlink (missing, a link or a folder on the way, not a regular file).
+ * The bytes of the regular file `rel` (`.` and empty segments allowed), or undefined when there is none
+ * there to read without following a symlink (missing, a link or a folder on the way, not a regular file).
  */
 export async function readIfRegular(root: string, rel: string): Promise<Buffer | undefined> {
+  const clean = rel
+    .split("/")
+    .filter((part) => part !== "" && part !== ".")
+    .join("/");
   try {
-    return (await readIn(root, rel)).data;
+    return (await readIn(root, clean)).data;
   } catch (error) {
     if (error instanceof FileAccessError && error.code !== "INVALID_PATH") return undefined;
     const code = errorCode(error);

@@ -352,6 +352,16 @@ describe("Node-side file access of agents", () => {
       expect(changed).not.toContain(path);
   });
 
+  it("attack rename: a hidden file cannot be renamed into view, nor a file onto a protected path", async () => {
+    const files = await context.files();
+    await expect(files.rename(".env", "visible.txt")).rejects.toMatchObject({ code: "HIDDEN" });
+    await expect(files.rename("notes-link.txt", "visible.txt")).rejects.toMatchObject({ code: "HIDDEN" });
+    await expect(files.rename("README.md", ".vscode/README.md")).rejects.toMatchObject({ code: "PROTECTED" });
+    await expect(files.rename("h/.bashrc", "stolen.txt")).rejects.toMatchObject({ code: "OUTSIDE" });
+    expect(await branch.read("visible.txt")).toBeUndefined();
+    expect(await branch.read("stolen.txt")).toBeUndefined();
+  });
+
   it("attack diff: a workspace link to home replaced by a folder never shows home content", async () => {
     await sh("rm homelink && mkdir homelink && echo mine > homelink/.bashrc");
     const diff = await branch.diff();
@@ -406,6 +416,13 @@ describe("Node-side file access of agents", () => {
     });
     expect(deleted.ok, deleted.output).toBe(true);
     expect(await branch.read("added.txt")).toBeUndefined();
+  });
+
+  it("work: rename a file", async () => {
+    const files = await context.files();
+    expect(await files.rename("docs/my file ü 名前.md", "docs/renamed.md")).toBe("docs/renamed.md");
+    expect((await call(readFileTool, { path: "docs/renamed.md" })).output).toContain("# hi");
+    expect(await branch.read("docs/my file ü 名前.md")).toBeUndefined();
   });
 
   it("work: a hard link to an ordinary file reads like the file", async () => {
