@@ -196,6 +196,23 @@ describe("Node-side file access of agents", () => {
     expect(existsSync(join(fakeHome, ".profile"))).toBe(false);
   });
 
+  for (const mode of ["fuse-overlayfs", "copy"] as const) {
+    it(`attack symlink-out: an override behind a link is not materialized through it (${mode} branch)`, async () => {
+      const other = await fork(root, { env, mode });
+      try {
+        expect((await run(other, "sh", ["-c", "ln -s ~ h3"], { env })).exitCode).toBe(0);
+        other.write("h3/.profile", "PWNED\n");
+        other.write("fine.txt", "fine\n");
+        const dropped = await other.materialize();
+        expect(dropped.map((entry) => entry.path)).toEqual(["h3/.profile"]);
+        expect(existsSync(join(fakeHome, ".profile"))).toBe(false);
+        expect(await other.readText("fine.txt")).toBe("fine\n");
+      } finally {
+        await other.discard();
+      }
+    });
+  }
+
   it("attack symlink-out: `ln -s / r` and `ln -s .. up`", async () => {
     await sh("ln -s / r && ln -s .. up && ln -s ../.. up2");
     await refusedCall(readFileTool, { path: "r/etc/passwd" });
