@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // the last line of a run of test/security/: escapes=N broken=M probes=K
+    reporters: ["default", "./test/security/reporter.ts"],
   },
 });

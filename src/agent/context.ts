@@ -11,7 +11,8 @@ import {
   resolvePolicy,
   type SandboxPolicy,
 } from "../sandbox/index.js";
-import type { Branch } from "../shadow/index.js";
+import type { Branch, BranchFiles } from "../shadow/index.js";
+import { accessRulesFor } from "./tools/files.js";
 import type { ToolContext } from "./tools/types.js";
 
 export interface ContextOptions {
@@ -97,8 +98,18 @@ export function createToolContext(options: ContextOptions): AgentContext {
     return found;
   };
 
+  let filesPromise: Promise<BranchFiles> | undefined;
+  const files = (): Promise<BranchFiles> => {
+    filesPromise ??= policy(false).then((resolved) => branch.files(accessRulesFor(resolved, root)));
+    filesPromise.catch(() => {
+      filesPromise = undefined;
+    });
+    return filesPromise;
+  };
+
   return {
     branch,
+    files,
     root,
     config,
     env,

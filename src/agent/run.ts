@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import type { LanguageModel } from "ai";
 import type { UmbraConfig } from "../config/config.js";
 import type { OpenedIndex } from "../index/open.js";
@@ -6,6 +5,7 @@ import type { LspHost } from "../lsp/index.js";
 import type { Approver } from "../sandbox/index.js";
 import { PROTECTED_WORKSPACE_PATHS } from "../sandbox/index.js";
 import { type Branch, type BranchChange, fork } from "../shadow/index.js";
+import { readIfRegular } from "../workspace/rooted.js";
 import type { ChangedFile } from "./apply.js";
 import { type CassetteHeader, readCassette, recordingFetch, replayFetch } from "./cassette.js";
 import { createToolContext } from "./context.js";
@@ -190,7 +190,8 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
     const diff = withoutFiles(await branch.diff(), placeholders);
     const files: ChangedFile[] = [];
     for (const change of changes) {
-      const base = await readFile(`${options.root}/${change.path}`, "utf8").catch(() => undefined);
+      // the user's file, read without following a link a command may have planted on the way
+      const base = (await readIfRegular(options.root, change.path).catch(() => undefined))?.toString("utf8");
       files.push({ path: change.path, kind: change.kind, base, ours: await branch.readText(change.path) });
     }
     session.write({

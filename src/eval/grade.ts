@@ -1,8 +1,7 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { UmbraConfig } from "../config/config.js";
 import { loadAdminPolicy, resolvePolicy, runSandboxed, type SandboxPolicy } from "../sandbox/index.js";
 import { type Branch, fork } from "../shadow/index.js";
+import { readIfRegular } from "../workspace/rooted.js";
 import type { EvalTask } from "./task.js";
 
 /** A change an agent made: path → new content, or null when it deleted the file. */
@@ -100,7 +99,8 @@ export async function gradeChanges(
     const testsEdited: string[] = [];
     const protectedFiles = new Set([...task.visible.files, ...Object.keys(task.hidden.files)]);
     for (const path of protectedFiles) {
-      const original = await readFile(join(workspace, path)).catch(() => undefined);
+      // read without following a link the agent's commands may have planted in the task's folder
+      const original = await readIfRegular(workspace, path).catch(() => undefined);
       const now = await branch.read(path);
       const changed = original === undefined ? now !== undefined : !now?.equals(original);
       if (changed && changes.some((c) => c.path === path)) testsEdited.push(path);

@@ -1,7 +1,5 @@
 import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type {
   Diagnostic,
   DocumentSymbol,
@@ -12,6 +10,7 @@ import type {
   WorkspaceSymbol,
 } from "vscode-languageserver-protocol";
 import type { LspConfig } from "../config/config.js";
+import { readIfRegular } from "../workspace/rooted.js";
 import { LruCache } from "./cache.js";
 import { introducedDiagnostics, type LineMap, lineMapping } from "./compare.js";
 import type { LspConnection } from "./connection.js";
@@ -126,14 +125,9 @@ function sha1(text: string): string {
   return createHash("sha1").update(text).digest("hex");
 }
 
+/** The user's version of a file, read without following any symlink on the way (src/workspace/rooted.ts). */
 async function defaultReadBase(workspaceRoot: string, relPath: string): Promise<string | undefined> {
-  try {
-    return await readFile(join(workspaceRoot, relPath), "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return undefined;
-    throw error;
-  }
+  return (await readIfRegular(workspaceRoot, relPath))?.toString("utf8");
 }
 
 /**

@@ -1,13 +1,15 @@
 import { type ChildProcess, execFile } from "node:child_process";
 import { lstat, mkdir, realpath, rm, writeFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { loadConfig } from "../config/config.js";
 import { dataDir } from "../config/paths.js";
-import { WorkspaceError } from "../workspace/errors.js";
+import { FileAccessError, WorkspaceError } from "../workspace/errors.js";
 import { resolveRoot } from "../workspace/root.js";
+import { removeIn, writeIn } from "../workspace/rooted.js";
 import { type BranchChange, computeChanges } from "./changes.js";
 import { type DiffOptions, formatDiff } from "./diff.js";
 import { errnoCode, ShadowError, unmappedOwnerMessage } from "./errors.js";
+import { type AccessRules, BranchFiles } from "./files.js";
 import { helperReason } from "./helper.js";
 import { type BranchMode, chooseMode, type ModeSetting, probeModes } from "./modes.js";
 import { Holder, type MountSpec, type SpawnInBranchOptions, spawnInBranch } from "./mount.js";
@@ -28,13 +30,30 @@ import { BranchView, type DirEntry, type EntryKind } from "./view.js";
 
 export type { BranchChange, BranchMode, DirEntry, EntryKind };
 
-/** Applies overrides inside a branch: triples (d PATH "") delete, (w PATH FILE) write FILE's bytes to PATH. */
+/** An override that materialize() did not write, and why (e.g. a symlink stands on its way). */
+export interface MaterializeRefusal {
+  path: string;
+  reason: string;
+}
+
+/**
+ * Applies overrides inside a branch: triples (d PATH "") delete, (w PATH FILE) write FILE's bytes to PATH.
+ * No symlink is followed on the way: an override behind one is skipped and its number (1-based) printed.
+ */
 const MATERIALIZE_SCRIPT = `set -e
+i=0
 while [ "$#" -gt 0 ]; do
-  op=$1; path=$2; src=$3; shift 3
+  op=$1; path=$2; src=$3; shift 3; i=$((i + 1))
+  rest=$path; pre=; bad=
+  while :; do
+    case $rest in */*) part=\${rest%%/*}; rest=\${rest#*/} ;; *) break ;; esac
+    pre=\${pre:+$pre/}$part
+    if [ -L "$pre" ]; then bad=1; break; fi
+    if [ "$op" = w ] && [ ! -e "$pre" ]; then mkdir -- "$pre"; fi
+  done
+  if [ -n "$bad" ]; then echo "$i"; continue; fi
   if [ "$op" = d ]; then rm -rf -- "$path"; continue; fi
-  if [ -L "$path" ] || [ -d "$path" ]; then rm -rf -- "$path"; fi
-  mkdir -p -- "$(dirname -- "$path")"
+  if [ -L "$path" ] || { [ -e "$path" ] && [ ! -f "$path" ]; }; then rm -rf -- "$path"; fi
   cat -- "$src" > "$path"
 done`;
 
@@ -121,6 +140,14 @@ export class Branch {
     return this.view.kind(normalizeRelPath(relPath));
   }
 
+  /**
+   * The door through which agents' tools use this branch: links that leave the workspace, hidden and
+   * non-regular files are refused, protected paths are read-only (see BranchFiles).
+   */
+  files(rules: AccessRules): BranchFiles {
+    return new BranchFiles(this, this.view, rules);
+  }
+
   /** Sets an in-memory override: the view shows `content` at `relPath` (a folder there is replaced). */
   write(relPath: string, content: string | Buffer): void {
     const path = normalizeRelPath(relPath);
@@ -166,49 +193,58 @@ export class Branch {
   /**
    * Writes the overrides into the branch's own layer (never into the user's folder) and clears them, so
    * that processes of the branch see them. Overlay branches are written through their mount, which
-   * keeps whiteouts and copy-ups right and is seen at once by running processes.
+   * keeps whiteouts and copy-ups right and is seen at once by running processes. No symlink is followed
+   * on the way (src/workspace/rooted.ts): an override behind one (a folder a command replaced with a
+   * link) is dropped and returned with the reason, never written through the link.
    */
-  async materialize(): Promise<void> {
+  async materialize(): Promise<MaterializeRefusal[]> {
     this.assertLive();
-    if (this.overrideMap.size === 0) return;
+    if (this.overrideMap.size === 0) return [];
     const sorted = [...this.overrideMap.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     // A FUSE mount serves only processes inside its user namespace: write through a process there.
     if (this.mode === "fuse-overlayfs") return this.materializeInBranch(sorted);
     const base = this.mode === "overlay" ? await this.holder.mountedRoot() : this.spec.tree;
+    const refused: MaterializeRefusal[] = [];
     for (const [path, value] of sorted) {
       if (value !== null) continue;
-      await this.fsStep(path, () => rm(join(base, path), { recursive: true, force: true }));
+      await this.fsStep(path, refused, () => removeIn(base, path));
       this.overrideMap.delete(path);
     }
     for (const [path, value] of sorted) {
       if (value === null) continue;
-      const target = join(base, path);
-      await this.fsStep(path, async () => {
-        const existing = await lstat(target).catch(() => undefined);
-        if (existing && !existing.isFile()) await rm(target, { recursive: true, force: true });
-        await mkdir(dirname(target), { recursive: true });
-        await writeFile(target, value);
-      });
+      await this.fsStep(path, refused, () => writeIn(base, path, value));
       this.overrideMap.delete(path);
     }
+    return refused;
   }
 
-  private async materializeInBranch(sorted: [string, Buffer | null][]): Promise<void> {
+  private async materializeInBranch(sorted: [string, Buffer | null][]): Promise<MaterializeRefusal[]> {
     const staging = join(this.dir, "staging");
     await rm(staging, { recursive: true, force: true });
     await mkdir(staging);
     try {
       const ops: string[] = [];
-      for (const [path, value] of sorted) if (value === null) ops.push("d", path, "");
+      const order: string[] = [];
+      for (const [path, value] of sorted) {
+        if (value !== null) continue;
+        ops.push("d", path, "");
+        order.push(path);
+      }
       let n = 0;
       for (const [path, value] of sorted) {
         if (value === null) continue;
         const file = join(staging, String(n++));
         await writeFile(file, value);
         ops.push("w", path, file);
+        order.push(path);
       }
       const child = this.spawn("sh", ["-c", MATERIALIZE_SCRIPT, "sh", ...ops], {
-        stdio: ["ignore", "ignore", "pipe"],
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      child.stdout?.setEncoding("utf8");
+      child.stdout?.on("data", (chunk: string) => {
+        stdout += chunk;
       });
       let stderr = "";
       child.stderr?.setEncoding("utf8");
@@ -229,15 +265,23 @@ export class Branch {
         );
       }
       this.overrideMap.clear();
+      return stdout
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => ({ path: order[Number(line) - 1] ?? "?", reason: "a symlink stands on the way" }));
     } finally {
       await rm(staging, { recursive: true, force: true });
     }
   }
 
-  private async fsStep(path: string, step: () => Promise<unknown>): Promise<void> {
+  private async fsStep(path: string, refused: MaterializeRefusal[], step: () => Promise<unknown>) {
     try {
       await step();
     } catch (error) {
+      if (error instanceof FileAccessError && error.code !== "INVALID_PATH") {
+        refused.push({ path, reason: error.message });
+        return;
+      }
       const code = errnoCode(error);
       if (code === "EOVERFLOW")
         throw new ShadowError("UNMAPPED_OWNER", unmappedOwnerMessage(path), { cause: error });

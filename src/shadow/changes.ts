@@ -1,16 +1,11 @@
-import type { Dirent, Stats } from "node:fs";
-import { readdir, readFile, readlink } from "node:fs/promises";
+import type { Stats } from "node:fs";
 import { join } from "node:path";
+import { FileAccessError } from "../workspace/errors.js";
+import { type DirEntryInfo, lstatIn, readdirIn, readIn, readlinkIn } from "../workspace/rooted.js";
 import { errnoCode } from "./errors.js";
 import { opaqueDirs } from "./helper.js";
 import { isAtOrBelow, joinRel } from "./relpath.js";
-import {
-  FUSE_OPAQUE_MARK,
-  FUSE_WHITEOUT_PREFIX,
-  isWhiteout,
-  lstatOrUndefined,
-  type ViewLayers,
-} from "./view.js";
+import { FUSE_OPAQUE_MARK, FUSE_WHITEOUT_PREFIX, isWhiteout, type ViewLayers } from "./view.js";
 
 export type ChangeKind = "added" | "modified" | "deleted";
 
@@ -42,36 +37,65 @@ function isGitPath(rel: string): boolean {
   return rel === ".git" || rel.startsWith(".git/") || rel.includes("/.git/") || rel.endsWith("/.git");
 }
 
-/** A side for a file or symlink on disk; undefined for anything else. */
-function diskSide(path: string, info: Stats): Side | undefined {
+/**
+ * A side for the file or symlink `rel` of the layer folder `base`; undefined for anything else. Its
+ * content is read without following any symlink on the way (see src/workspace/rooted.ts).
+ */
+function diskSide(base: string, rel: string, info: Stats): Side | undefined {
   if (info.isSymbolicLink()) {
-    return { mode: "120000", stats: info, load: async () => Buffer.from(await readlink(path), "utf8") };
+    return {
+      mode: "120000",
+      stats: info,
+      load: async () => Buffer.from(await readlinkIn(base, rel), "utf8"),
+    };
   }
   if (info.isFile()) {
-    return { mode: info.mode & 0o111 ? "100755" : "100644", stats: info, load: () => readFile(path) };
+    return {
+      mode: info.mode & 0o111 ? "100755" : "100644",
+      stats: info,
+      load: async () => (await readIn(base, rel)).data,
+    };
   }
   return undefined;
+}
+
+/** lstat of `rel` in a layer without following symlinks; undefined when absent or behind a symlink. */
+async function statInLayer(base: string, rel: string): Promise<Stats | undefined> {
+  try {
+    return await lstatIn(base, rel);
+  } catch (error) {
+    if (error instanceof FileAccessError) return undefined;
+    throw error;
+  }
+}
+
+/** The entries of a layer's folder with their lstat()s; none when it is absent or behind a symlink. */
+async function listLayer(base: string, rel: string): Promise<DirEntryInfo[]> {
+  try {
+    return await readdirIn(base, rel);
+  } catch (error) {
+    if (error instanceof FileAccessError || errnoCode(error) === "ENOENT" || errnoCode(error) === "ENOTDIR")
+      return [];
+    throw error;
+  }
 }
 
 /** Every file and symlink at or below `rel` of the folder `base`, `.git` folders left out. */
 async function collectFiles(base: string, rel: string, out: Map<string, Side>): Promise<void> {
   if (isGitPath(rel)) return;
-  const path = join(base, rel);
-  const info = await lstatOrUndefined(path);
-  if (!info) return;
+  const info = await statInLayer(base, rel);
+  if (info) await collectEntry(base, rel, info, out);
+}
+
+async function collectEntry(base: string, rel: string, info: Stats, out: Map<string, Side>): Promise<void> {
+  if (isGitPath(rel)) return;
   if (!info.isDirectory()) {
-    const side = diskSide(path, info);
+    const side = diskSide(base, rel, info);
     if (side) out.set(rel, side);
     return;
   }
-  let names: string[];
-  try {
-    names = await readdir(path);
-  } catch (error) {
-    if (errnoCode(error) === "ENOENT") return;
-    throw error;
-  }
-  for (const name of names) await collectFiles(base, joinRel(rel, name), out);
+  for (const entry of await listLayer(base, rel))
+    await collectEntry(base, joinRel(rel, entry.name), entry.stats, out);
 }
 
 /** Whether two sides hold different content or modes. `trustMtime`: equal size and mtime mean equal. */
@@ -106,15 +130,9 @@ async function layerCandidates(layers: ViewLayers): Promise<Map<string, Side | n
   const deletedRoots: string[] = [];
   const mergedDirs: string[] = [];
   const walk = async (dirRel: string): Promise<void> => {
-    let entries: Dirent[];
-    try {
-      entries = await readdir(join(upper, dirRel), { withFileTypes: true });
-    } catch (error) {
-      if (errnoCode(error) === "ENOENT") return;
-      throw error;
-    }
-    for (const entry of entries) {
+    for (const entry of await listLayer(upper, dirRel)) {
       const name = entry.name;
+      const info = entry.stats;
       if (fuse && name.startsWith(FUSE_WHITEOUT_PREFIX)) {
         if (name === FUSE_OPAQUE_MARK) deletedRoots.push(dirRel);
         else deletedRoots.push(joinRel(dirRel, name.slice(FUSE_WHITEOUT_PREFIX.length)));
@@ -122,21 +140,18 @@ async function layerCandidates(layers: ViewLayers): Promise<Map<string, Side | n
       }
       const rel = joinRel(dirRel, name);
       if (isGitPath(rel)) continue;
-      const path = join(upper, rel);
-      if (entry.isCharacterDevice()) {
-        const info = await lstatOrUndefined(path);
-        if (info && isWhiteout(info)) deletedRoots.push(rel);
+      if (info.isCharacterDevice()) {
+        if (isWhiteout(info)) deletedRoots.push(rel);
         continue;
       }
-      const lowerInfo = await lstatOrUndefined(join(lower, rel));
-      if (entry.isDirectory()) {
+      const lowerInfo = await statInLayer(lower, rel);
+      if (info.isDirectory()) {
         if (lowerInfo?.isDirectory()) mergedDirs.push(rel);
         else if (lowerInfo) deletedRoots.push(rel);
         await walk(rel);
         continue;
       }
-      const info = await lstatOrUndefined(path);
-      const side = info && diskSide(path, info);
+      const side = diskSide(upper, rel, info);
       if (!side) continue;
       view.set(rel, side);
       if (lowerInfo?.isDirectory()) deletedRoots.push(rel);
@@ -182,16 +197,16 @@ export async function computeChanges(
     for (const rel of await lowerBelow(path)) if (rel !== path) view.set(rel, null);
     let previous = view.get(path);
     if (previous === undefined) {
-      const info = await lstatOrUndefined(join(lower, path));
-      previous = info ? (diskSide(join(lower, path), info) ?? null) : null;
+      const info = await statInLayer(lower, path);
+      previous = info ? (diskSide(lower, path, info) ?? null) : null;
     }
     const mode: GitMode = previous && previous.mode !== "120000" ? previous.mode : "100644";
     view.set(path, { mode, load: async () => value });
   }
   const out: ChangeDetail[] = [];
   for (const [path, side] of view) {
-    const info = await lstatOrUndefined(join(lower, path));
-    const old = info ? diskSide(join(lower, path), info) : undefined;
+    const info = await statInLayer(lower, path);
+    const old = info ? diskSide(lower, path, info) : undefined;
     if (side === null) {
       if (old) out.push({ path, kind: "deleted", old });
     } else if (!old) {

@@ -13,12 +13,14 @@ export {
   type GcResult,
   gc,
   listBranches,
+  type MaterializeRefusal,
   openBranch,
   removeBranch,
 } from "./branch.js";
 export type { ChangeKind } from "./changes.js";
 export type { DiffOptions } from "./diff.js";
 export { ShadowError, type ShadowErrorCode } from "./errors.js";
+export { type AccessRules, BranchFiles } from "./files.js";
 export { helperLocation } from "./helper.js";
 export { type BranchMode, type ModeChoice, type ModeSetting, type ProbeResult, probeModes } from "./modes.js";
 export { type RunOptions, type RunResult, run } from "./run.js";

@@ -1,6 +1,8 @@
 import type { Dirent, Stats } from "node:fs";
-import { lstat, readdir, readFile, readlink, realpath, stat } from "node:fs/promises";
-import { isAbsolute, join, posix, resolve } from "node:path";
+import { lstat, readlink, realpath } from "node:fs/promises";
+import { isAbsolute, join, posix } from "node:path";
+import { FileAccessError } from "../workspace/errors.js";
+import { type ReadResult, type RootedOptions, readdirIn, readIn } from "../workspace/rooted.js";
 import { errnoCode } from "./errors.js";
 import { opaqueDirs } from "./helper.js";
 import type { BranchMode } from "./modes.js";
@@ -29,10 +31,14 @@ export interface Resolved {
   kind: EntryKind;
   /** Canonical workspace-relative path after following symlinks; undefined when it left the workspace. */
   rel?: string;
+  /** A symlink on the way points outside the workspace: nothing there is read or listed. */
+  outside?: true;
   /** The content, when it comes from an in-memory override. */
   content?: Buffer;
-  /** Host path of a visible file, symlink or other entry (also of a folder outside the workspace). */
+  /** Host path of a visible file, symlink or other entry. */
   path?: string;
+  /** The layer folder (upper/copy, or the user's folder) that holds `path`, at `rel` below it. */
+  layer?: string;
   /** Folders: the branch layer's folder and the visible lower folder that contribute entries. */
   upperDir?: string;
   lowerDir?: string;
@@ -40,6 +46,9 @@ export interface Resolved {
 }
 
 const MAX_LINKS = 40;
+
+/** Read failures that mean "no file here now" (it went away or was swapped for a link or a folder). */
+const QUIET_READ_FAILURES = new Set(["MISSING", "NOT_DIR", "SYMLINK", "CHANGED", "NOT_REGULAR"]);
 
 /** An overlay whiteout: a character device 0/0. */
 export function isWhiteout(info: Stats): boolean {
@@ -96,17 +105,30 @@ export class BranchView {
     this.upper = this.overlay ? layers.upper : layers.tree;
   }
 
-  /** The content of a file of the view (symlinks followed), or undefined when there is none. */
+  /**
+   * The content of a file of the view (symlinks inside the workspace followed), or undefined when there
+   * is none, when a link leaves the workspace or when it is not a regular file.
+   */
   async read(rel: string): Promise<Buffer | undefined> {
     const entry = await this.resolve(rel, true);
-    if (entry?.kind !== "file") return undefined;
-    if (entry.content) return entry.content;
-    if (!entry.path) return undefined;
+    return entry && (await this.readResolved(entry))?.data;
+  }
+
+  /**
+   * Reads a resolved file from its layer without following any symlink (one swapped in since resolve()
+   * is refused); `check` sees the stats of every folder passed and of the opened file.
+   */
+  async readResolved(
+    entry: Resolved,
+    options: RootedOptions & { maxBytes?: number } = {},
+  ): Promise<{ data: Buffer; stats?: ReadResult["stats"] } | undefined> {
+    if (entry.kind !== "file" || entry.rel === undefined) return undefined;
+    if (entry.content) return { data: entry.content };
+    if (!entry.layer) return undefined;
     try {
-      return await readFile(entry.path);
+      return await readIn(entry.layer, entry.rel, options);
     } catch (error) {
-      const code = errnoCode(error);
-      if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR" || code === "ELOOP") return undefined;
+      if (error instanceof FileAccessError && QUIET_READ_FAILURES.has(error.code)) return undefined;
       throw error;
     }
   }
@@ -114,45 +136,41 @@ export class BranchView {
   /** The entries of a folder of the view, sorted by name; undefined when it is not a folder. */
   async readdir(rel: string): Promise<DirEntry[] | undefined> {
     const entry = await this.resolve(rel, true);
-    if (entry?.kind !== "dir") return undefined;
+    if (entry?.kind !== "dir" || entry.rel === undefined) return undefined;
+    const base = entry.rel;
     const names = new Map<string, EntryKind>();
-    if (entry.path) {
-      for (const dirent of await readdir(entry.path, { withFileTypes: true }))
-        names.set(dirent.name, kindOf(dirent));
-    } else {
-      const hidden = new Set<string>();
-      if (entry.upperDir) {
-        for (const dirent of await readdirOrEmpty(entry.upperDir)) {
-          if (this.overlay && this.fuse && dirent.name.startsWith(FUSE_WHITEOUT_PREFIX)) {
-            if (dirent.name !== FUSE_OPAQUE_MARK) hidden.add(dirent.name.slice(FUSE_WHITEOUT_PREFIX.length));
-            continue;
-          }
-          if (this.overlay && dirent.isCharacterDevice()) {
-            const info = await lstatOrUndefined(join(entry.upperDir, dirent.name));
-            if (info && isWhiteout(info)) {
-              hidden.add(dirent.name);
-              continue;
-            }
-          }
-          names.set(dirent.name, kindOf(dirent));
+    const hidden = new Set<string>();
+    if (entry.upperDir) {
+      for (const { name, stats } of await listOrEmpty(this.upper, base)) {
+        if (this.overlay && this.fuse && name.startsWith(FUSE_WHITEOUT_PREFIX)) {
+          if (name !== FUSE_OPAQUE_MARK) hidden.add(name.slice(FUSE_WHITEOUT_PREFIX.length));
+          continue;
         }
-      }
-      if (entry.lowerDir) {
-        for (const dirent of await readdirOrEmpty(entry.lowerDir)) {
-          if (!names.has(dirent.name) && !hidden.has(dirent.name)) names.set(dirent.name, kindOf(dirent));
+        if (this.overlay && isWhiteout(stats)) {
+          hidden.add(name);
+          continue;
         }
+        names.set(name, kindOf(stats));
       }
     }
-    const base = entry.rel;
-    if (base !== undefined) this.applyOverridesToListing(base, names);
+    if (entry.lowerDir) {
+      for (const { name, stats } of await listOrEmpty(this.layers.root, base)) {
+        if (!names.has(name) && !hidden.has(name)) names.set(name, kindOf(stats));
+      }
+    }
+    this.applyOverridesToListing(base, names);
     return [...names.entries()]
       .map(([name, kind]) => ({ name, kind }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  /** What kind of entry `rel` is in the view (without following a final symlink), or undefined. */
+  /**
+   * What kind of entry `rel` is in the view (without following a final symlink), or undefined; also
+   * undefined behind a link that leaves the workspace.
+   */
   async kind(rel: string): Promise<EntryKind | undefined> {
-    return (await this.resolve(rel, false))?.kind;
+    const entry = await this.resolve(rel, false);
+    return entry?.outside ? undefined : entry?.kind;
   }
 
   private applyOverridesToListing(dir: string, names: Map<string, EntryKind>): void {
@@ -270,7 +288,9 @@ export class BranchView {
         if (upperInfo.isSymbolicLink() && (follow || !last)) {
           return this.followLink(prefix, upperPath, rest, follow, depth);
         }
-        return last ? { kind: kindOf(upperInfo), rel, path: upperPath, stats: upperInfo } : undefined;
+        return last
+          ? { kind: kindOf(upperInfo), rel, path: upperPath, layer: this.upper, stats: upperInfo }
+          : undefined;
       }
       if (!lowerOk || !lowerInfo) return undefined;
       const lowerPath = join(lower, prefix);
@@ -281,7 +301,9 @@ export class BranchView {
       if (lowerInfo.isSymbolicLink() && (follow || !last)) {
         return this.followLink(prefix, lowerPath, rest, follow, depth);
       }
-      return last ? { kind: kindOf(lowerInfo), rel, path: lowerPath, stats: lowerInfo } : undefined;
+      return last
+        ? { kind: kindOf(lowerInfo), rel, path: lowerPath, layer: lower, stats: lowerInfo }
+        : undefined;
     }
     return undefined;
   }
@@ -310,7 +332,7 @@ export class BranchView {
     if (!info) return undefined;
     if (info.isDirectory()) return { kind: "dir", rel, lowerDir: path, stats: info };
     if (info.isSymbolicLink() && follow) return this.followLink(rel, path, [], follow, depth);
-    return { kind: kindOf(info), rel, path, stats: info };
+    return { kind: kindOf(info), rel, path, layer: lower, stats: info };
   }
 
   private async followLink(
@@ -342,16 +364,8 @@ export class BranchView {
       const rel = inside === "." ? "" : inside.replace(/\/+$/, "");
       return this.resolve(rel, follow, depth + 1);
     }
-    // The link leaves the workspace: what it points at is read from the machine's own filesystem.
-    const hostPath = isAbsolute(target)
-      ? resolve(target, ...rest)
-      : resolve(root, parentOf(linkRel), target, ...rest);
-    try {
-      const info = follow ? await stat(hostPath) : await lstat(hostPath);
-      return { kind: kindOf(info), path: hostPath, stats: info };
-    } catch {
-      return undefined;
-    }
+    // The link leaves the workspace: nothing outside is looked at, read or written through the view.
+    return { kind: "other", outside: true };
   }
 
   /** Whether an upper folder hides the lower folder of the same path. Cached until the folder's ctime moves. */
@@ -366,10 +380,12 @@ export class BranchView {
   }
 }
 
-async function readdirOrEmpty(dir: string): Promise<Dirent[]> {
+/** The entries of a layer's folder, reached without following symlinks; none when it is not a folder. */
+async function listOrEmpty(layer: string, rel: string): Promise<{ name: string; stats: Stats }[]> {
   try {
-    return await readdir(dir, { withFileTypes: true });
+    return await readdirIn(layer, rel);
   } catch (error) {
+    if (error instanceof FileAccessError) return [];
     const code = errnoCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") return [];
     throw error;

@@ -32,3 +32,49 @@ export function errorCode(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+export type FileAccessErrorCode =
+  /** Not a canonical relative path (absolute, `..`, empty segment, NUL). */
+  | "INVALID_PATH"
+  /** A symlink stands on the way or at the path, where none may be followed. */
+  | "SYMLINK"
+  /** The path resolves outside the workspace (through a symlink). */
+  | "OUTSIDE"
+  /** A folder on the way is not a folder. */
+  | "NOT_DIR"
+  /** A FIFO, device or socket: never opened. */
+  | "NOT_REGULAR"
+  | "MISSING"
+  /** The entry was replaced between its check and its opening. */
+  | "CHANGED"
+  | "TOO_LARGE"
+  /** Hidden from agents (.umbraignore/.cursorignore match, credential file, or the same file by another name). */
+  | "HIDDEN"
+  /** Read-only for agents (git metadata, editor and umbra settings, ignore files). */
+  | "PROTECTED";
+
+/** A refused or failed workspace/branch file access. The message is one line and names `path` only. */
+export class FileAccessError extends Error {
+  override readonly name = "FileAccessError";
+  readonly code: FileAccessErrorCode;
+  readonly path: string;
+
+  constructor(code: FileAccessErrorCode, path: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.path = path;
+  }
+}
+
+/**
+ * A path as it may be shown to a model or printed: control characters (newlines, terminal escapes)
+ * written as `\n`, `\x1b`, …, so that a name can neither fake lines of output nor drive a terminal.
+ */
+export function shownPath(path: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to escape
+  return path.replace(/[\u0000-\u001f\u007f-\u009f]/g, (char) => {
+    if (char === "\n") return "\\n";
+    if (char === "\t") return "\\t";
+    return `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`;
+  });
+}

@@ -369,7 +369,11 @@ describe("symlinks in the user's folder", () => {
       expect(await branch.readText("lib/invoice.ts")).toBe(
         readFileSync(join(f.root, "billing/invoice.ts"), "utf8"),
       );
-      expect(await branch.kind("outside/env")).toBe("file");
+      // a link out of the workspace is a link, and nothing behind it is looked at, read or listed
+      expect(await branch.kind("outside")).toBe("symlink");
+      expect(await branch.kind("outside/env")).toBeUndefined();
+      expect(await branch.read("outside/env")).toBeUndefined();
+      expect(await branch.readdir("outside")).toBeUndefined();
       expect((await branch.readdir("abs"))?.map((e) => e.name)).toEqual(["invoice.ts", "money.ts"]);
       branch.write("billing/invoice.ts", "override\n");
       expect(await branch.readText("lib/invoice.ts")).toBe("override\n");

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { shownPath } from "../../workspace/errors.js";
 import { applyEdit } from "../edit/index.js";
+import { refused } from "./files.js";
 import { lintFeedback } from "./lint-feedback.js";
 import { cleanPath, defineTool, failure } from "./types.js";
 
@@ -14,9 +16,19 @@ export const editTool = defineTool({
     replaceAll: z.boolean().default(false).describe("replace every occurrence instead of requiring one"),
   }),
   async run(input, context) {
-    const path = cleanPath(input.path, context.root);
-    if (!path) return failure(`${input.path} is not a file inside the workspace`);
-    const original = await context.branch.readText(path);
+    const asked = cleanPath(input.path, context.root);
+    if (!asked) return failure(`${shownPath(input.path)} is not a file inside the workspace`);
+    const files = await context.files();
+    let original: string | undefined;
+    let target: string;
+    try {
+      // checked before anything of the file is read, so that no refused file is quoted
+      target = await files.writable(asked);
+      original = (await files.read(target))?.toString("utf8");
+    } catch (error) {
+      return refused(error);
+    }
+    const path = shownPath(target);
     let text: string;
     let where: string;
     if (original === undefined) {
@@ -43,13 +55,17 @@ export const editTool = defineTool({
       text = result.text;
       where = `edited ${path} lines ${result.startLine}-${result.endLine} (match: ${result.stage})`;
     }
-    context.branch.write(path, text);
-    const lint = await lintFeedback(context, [path]);
+    try {
+      await files.write(target, text);
+    } catch (error) {
+      return refused(error);
+    }
+    const lint = await lintFeedback(context, [target]);
     return {
       ok: true,
       output: `${where}\n${lint.text}`,
       summary: `${where}${lint.linted.length ? `; ${lint.errors} new error(s)` : ""}`,
-      changed: [path],
+      changed: [target],
       lintErrors: lint.errors,
     };
   },

@@ -1,9 +1,10 @@
 import type { Diag } from "../../lsp/index.js";
+import { shownPath } from "../../workspace/errors.js";
 import type { ToolContext } from "./types.js";
 
 function line(diag: Diag): string {
   const code = diag.code ? ` ${diag.code}` : "";
-  return `${diag.path}:${diag.line}:${diag.column}: ${diag.severity}${code}: ${diag.message.split("\n")[0]}`;
+  return `${shownPath(diag.path)}:${diag.line}:${diag.column}: ${diag.severity}${code}: ${diag.message.split("\n")[0]}`;
 }
 
 export interface LintFeedback {
@@ -16,20 +17,22 @@ export interface LintFeedback {
 /**
  * The diagnostics that the branch's changes to `paths` introduced (compared with the user's folder),
  * also in files that use them. Files no language server handles are left out; a server that fails is
- * reported in the text, not thrown.
+ * reported in the text, not thrown. The servers read the branch through the file door (context.files()),
+ * so a hidden file, or one behind a link out of the workspace, never reaches them through a changed file.
  */
 export async function lintFeedback(context: ToolContext, paths: readonly string[]): Promise<LintFeedback> {
   const host = await context.lsp();
   if (!host) return { text: "Lints: no language server is available.", errors: 0, linted: [] };
+  const files = await context.files();
   const lines: string[] = [];
   const linted: string[] = [];
   let errors = 0;
   for (const path of paths) {
     if (!host.detect(context.root, path)) continue;
-    if ((await context.branch.readText(path)) === undefined) continue;
+    if ((await files.readText(path)) === undefined) continue;
     linted.push(path);
     try {
-      const result = await host.lint(context.branch, path);
+      const result = await host.lint(files, path);
       const introduced = [...result.introduced, ...result.otherFiles.flatMap((file) => file.introduced)];
       errors += introduced.filter((diag) => diag.severity === "error").length;
       for (const diag of introduced) lines.push(line(diag));

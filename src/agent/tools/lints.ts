@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { shownPath } from "../../workspace/errors.js";
+import { refused } from "./files.js";
 import { lintFeedback } from "./lint-feedback.js";
 import { cleanPath, defineTool, failure } from "./types.js";
 
@@ -11,10 +13,18 @@ export const lintsTool = defineTool({
     let paths: string[];
     if (input.path) {
       const path = cleanPath(input.path, context.root);
-      if (!path) return failure(`${input.path} is not a file inside the workspace`);
-      paths = [path];
+      if (!path) return failure(`${shownPath(input.path)} is not a file inside the workspace`);
+      try {
+        const found = await (await context.files()).resolve(path);
+        if (found.kind === undefined) return failure(`${shownPath(path)} does not exist`);
+        if (found.kind !== "file") return failure(`${shownPath(found.rel)} is not a regular file`);
+        paths = [found.rel];
+      } catch (error) {
+        return refused(error);
+      }
     } else {
-      paths = (await context.branch.changes()).filter((c) => c.kind !== "deleted").map((c) => c.path);
+      const changes = await (await context.files()).changes();
+      paths = changes.filter((c) => c.kind !== "deleted").map((c) => c.path);
       if (paths.length === 0)
         return { ok: true, output: "Lints: you have not changed any file yet.", summary: "no changes" };
     }

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { Location, LspHost } from "../../lsp/index.js";
+import { shownPath } from "../../workspace/errors.js";
+import { refused } from "./files.js";
 import { cleanPath, failure, type ToolContext, type ToolResult } from "./types.js";
 
 export const positionSchema = z.object({
@@ -13,7 +15,7 @@ export type PositionInput = z.infer<typeof positionSchema>;
 
 function formatLocation(location: Location, lines: string[] | undefined): string {
   const text = lines?.[location.line - 1]?.trim();
-  return `${location.path}:${location.line}:${location.column}${location.external ? " (outside the workspace)" : ""}${text ? `  ${text.slice(0, 160)}` : ""}`;
+  return `${shownPath(location.path)}:${location.line}:${location.column}${location.external ? " (outside the workspace)" : ""}${text ? `  ${text.slice(0, 160)}` : ""}`;
 }
 
 /** Shared by definition and references: resolves the position, asks the server, formats locations. */
@@ -23,10 +25,18 @@ export async function navigate(
   what: string,
   ask: (host: LspHost, path: string, position: { line: number; column: number }) => Promise<Location[]>,
 ): Promise<ToolResult> {
-  const path = cleanPath(input.path, context.root);
-  if (!path) return failure(`${input.path} is not a file inside the workspace`);
-  const text = await context.branch.readText(path);
-  if (text === undefined) return failure(`${path} does not exist`);
+  const asked = cleanPath(input.path, context.root);
+  if (!asked) return failure(`${shownPath(input.path)} is not a file inside the workspace`);
+  const source = await context.files();
+  let path: string;
+  let text: string | undefined;
+  try {
+    path = (await source.resolve(asked)).rel;
+    text = (await source.read(path))?.toString("utf8");
+  } catch (error) {
+    return refused(error);
+  }
+  if (text === undefined) return failure(`${shownPath(path)} does not exist`);
   const lineText = text.split("\n")[input.line - 1];
   if (lineText === undefined) return failure(`${path} has no line ${input.line}`);
   let column = input.column;
@@ -50,7 +60,7 @@ export async function navigate(
   const files = new Map<string, string[] | undefined>();
   for (const location of locations) {
     if (location.external || files.has(location.path)) continue;
-    files.set(location.path, (await context.branch.readText(location.path))?.split("\n"));
+    files.set(location.path, (await source.readText(location.path))?.split("\n"));
   }
   const shown = locations.slice(0, 50).map((l) => formatLocation(l, files.get(l.path)));
   if (locations.length > 50) shown.push(`[${locations.length - 50} more]`);

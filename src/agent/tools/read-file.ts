@@ -1,9 +1,13 @@
 import { z } from "zod";
+import { shownPath } from "../../workspace/errors.js";
+import { refused } from "./files.js";
 import { cleanPath, defineTool, failure } from "./types.js";
 
 const MAX_LINES = 400;
 const MAX_CHARS = 40_000;
 const MAX_LINE_CHARS = 2_000;
+/** Larger files are not loaded at all. */
+const MAX_FILE_BYTES = 32 * 1024 * 1024;
 
 export const readFileTool = defineTool({
   name: "read_file",
@@ -14,15 +18,17 @@ export const readFileTool = defineTool({
     endLine: z.number().int().min(1).optional().describe("last line to show (inclusive)"),
   }),
   async run(input, context) {
-    const path = cleanPath(input.path, context.root);
-    if (!path) return failure(`${input.path} is not a file inside the workspace`);
-    const hidden = (await context.policy(false)).hiddenPaths;
-    const abs = `${context.root}/${path}`;
-    if (hidden.some((h) => abs === h || abs.startsWith(`${h}/`)))
-      return failure(`${path} is hidden from agents (.umbraignore / .cursorignore)`);
-    const kind = await context.branch.kind(path);
-    if (kind === "dir") return failure(`${path} is a folder; use list_files`);
-    const bytes = await context.branch.read(path);
+    const clean = cleanPath(input.path, context.root);
+    if (!clean) return failure(`${shownPath(input.path)} is not a file inside the workspace`);
+    const path = shownPath(clean);
+    const files = await context.files();
+    let bytes: Buffer | undefined;
+    try {
+      if ((await files.resolve(clean)).kind === "dir") return failure(`${path} is a folder; use list_files`);
+      bytes = await files.read(clean, { maxBytes: MAX_FILE_BYTES });
+    } catch (error) {
+      return refused(error);
+    }
     if (bytes === undefined) return failure(`${path} does not exist`);
     if (bytes.subarray(0, 8000).includes(0))
       return failure(`${path} is a binary file (${bytes.length} bytes)`);

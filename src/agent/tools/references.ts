@@ -7,7 +7,7 @@ export const referencesTool = defineTool({
     "Find references: every use of the symbol at a position, with its declaration (from the language server, on your branch's state). Give the file, the line and the symbol's name.",
   schema: positionSchema,
   run: (input, context) =>
-    navigate(input, context, "reference(s)", (host, path, position) =>
-      host.references(context.branch, path, position),
+    navigate(input, context, "reference(s)", async (host, path, position) =>
+      host.references(await context.files(), path, position),
     ),
 });

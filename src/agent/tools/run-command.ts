@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { explain, runSandboxed } from "../../sandbox/index.js";
+import { shownPath } from "../../workspace/errors.js";
 import { clip, defineTool, failure, relativize } from "./types.js";
 
 const MAX_OUTPUT = 12_000;
@@ -28,7 +29,8 @@ export const runCommandTool = defineTool({
           "network not approved",
         );
     }
-    await context.branch.materialize();
+    // overrides behind a symlink a command planted are dropped, never written through it
+    const dropped = await context.branch.materialize();
     const base = await context.policy(network);
     const policy = input.timeoutSeconds
       ? { ...base, limits: { ...base.limits, timeoutMs: input.timeoutSeconds * 1000 } }
@@ -55,6 +57,7 @@ export const runCommandTool = defineTool({
     if (result.stderr) parts.push(`stderr:\n${clip(result.stderr, MAX_OUTPUT)}`);
     if (result.outputTruncated) parts.push("(output was cut by the sandbox's output limit)");
     for (const note of notes) parts.push(`sandbox: ${note.message}`);
+    for (const { path, reason } of dropped) parts.push(`not written: ${shownPath(path)} (${reason})`);
     const passed = result.exitCode === 0 && !result.timedOut;
     return {
       ok: passed,

@@ -3,11 +3,16 @@ import type { UmbraConfig } from "../../config/config.js";
 import type { SearchContext } from "../../index/search/searcher.js";
 import type { LspHost } from "../../lsp/index.js";
 import type { Approver, SandboxPolicy } from "../../sandbox/index.js";
-import type { Branch } from "../../shadow/index.js";
+import type { Branch, BranchFiles } from "../../shadow/index.js";
 
 /** What a tool works on: the agent's branch (never the user's folder) and the services around it. */
 export interface ToolContext {
   branch: Branch;
+  /**
+   * The door every file tool reads and writes the branch through: hidden paths, links out of the
+   * workspace and non-regular files refused, protected paths read-only (src/shadow/files.ts).
+   */
+  files(): Promise<BranchFiles>;
   /** The user's folder (absolute, symlink-free); files are named relative to it. */
   root: string;
   config: UmbraConfig;
