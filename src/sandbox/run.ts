@@ -13,7 +13,9 @@ import type { BranchSandboxView } from "../shadow/branch.js";
 import { ShadowError } from "../shadow/errors.js";
 import { helperPath, runHelper } from "../shadow/helper.js";
 import {
+  HIDDEN_FD,
   helperArgs,
+  hiddenPathList,
   type LinuxSupport,
   parseReportLine,
   parseSupport,
@@ -89,8 +91,10 @@ export function sandboxSupport(): Promise<LinuxSupport> {
   return support;
 }
 
+/** A path the helper cannot take as written. A newline or any other byte a file name may hold is fine:
+ * paths travel as arguments or NUL-ended (see hiddenPathList), never as lines. */
 function badPath(path: string): boolean {
-  return !isAbsolute(path) || normalize(path) !== path.replace(/(.)\/+$/, "$1") || /[\0\n]/.test(path);
+  return !isAbsolute(path) || normalize(path) !== path.replace(/(.)\/+$/, "$1") || path.includes("\0");
 }
 
 /** Throws SandboxError BAD_POLICY when the policy cannot be applied as written. */
@@ -314,11 +318,15 @@ export async function prepareSandbox(
       const child = spawn(path, helperArgs(policy, command, [...args], { cwd, view }), {
         cwd: "/",
         env: filterEnv(env, policy.envAllowlist),
-        stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
+        stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", "pipe"],
       });
-      const filterStream = child.stdio[SECCOMP_FD] as Writable | null | undefined;
-      filterStream?.on("error", () => {});
-      filterStream?.end(program);
+      const feed = (fd: number, data: Buffer) => {
+        const stream = child.stdio[fd] as Writable | null | undefined;
+        stream?.on("error", () => {});
+        stream?.end(data);
+      };
+      feed(SECCOMP_FD, program);
+      feed(HIDDEN_FD, hiddenPathList(policy, view));
       return child;
     },
   };
