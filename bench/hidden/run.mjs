@@ -1,0 +1,133 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * Setup cost of hidden files in `umbra run`. For each count (10, 1,000, 10,000 and 100,000 files that a
+ * workspace's .umbraignore hides, in data/ beside a README and a small src/), measures in the same run,
+ * interleaved, medians of --runs (default 5):
+ *   - umbra: `umbra run --root WS -- true` through the built CLI (dist/cli/main.js: the product path, with
+ *     the workspace walk that finds the matches, the policy, the helper and its mounts);
+ *   - bwrap: bubblewrap doing the equivalent: the same namespaces, / read-only, the workspace read-write,
+ *     and each hidden file covered with `--ro-bind /dev/null FILE` (its way to hide a file), the
+ *     arguments passed through `--args FD` (a command line cannot hold 100,000 of them); the list is
+ *     given, not searched for;
+ *   - the mounts each makes inside (lines of /proc/self/mountinfo beyond those of the 10-file workspace).
+ * Also `umbra --version`, the CLI's own start-up, for reference. Setup = wall time of running `true`.
+ * Usage: node bench/hidden/run.mjs [--runs 5] [--counts 10,1000,10000,100000]. Needs `npm run build`.
+ * Writes bench/out/hidden.{json,md} and prints the markdown table.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const CLI = join(ROOT, "dist", "cli", "main.js");
+const { values } = parseArgs({
+  options: { runs: { type: "string", default: "5" }, counts: { type: "string", default: "10,1000,10000,100000" } },
+});
+const RUNS = Math.max(3, Number(values.runs));
+const COUNTS = String(values.counts).split(",").map(Number);
+const BWRAP = spawnSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).stdout.trim();
+
+const base = realpathSync(mkdtempSync(join(tmpdir(), "umbra-bench-hidden-")));
+const env = { ...process.env, UMBRA_HOME: join(base, "home"), XDG_CONFIG_HOME: join(base, "config") };
+
+/** A workspace whose .umbraignore hides `count` files of data/. */
+function workspace(count) {
+  const ws = join(base, `ws-${count}`);
+  mkdirSync(join(ws, "data"), { recursive: true });
+  mkdirSync(join(ws, "src"));
+  writeFileSync(join(ws, ".umbraignore"), "data/*.csv\n");
+  writeFileSync(join(ws, "data", "README.md"), "what the data is\n");
+  for (let i = 0; i < 10; i++) writeFileSync(join(ws, "src", `m${i}.ts`), `export const m${i} = ${i};\n`);
+  const hidden = [];
+  for (let i = 0; i < count; i++) {
+    const path = join(ws, "data", `row${i}.csv`);
+    writeFileSync(path, "secret\n");
+    hidden.push(path);
+  }
+  return { ws, hidden };
+}
+
+/** bwrap's arguments for the workspace, NUL-separated, for --args. */
+function bwrapList(ws, hidden, command) {
+  const args = ["--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"];
+  args.push("--die-with-parent", "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--bind", ws, ws);
+  for (const path of hidden) args.push("--ro-bind", "/dev/null", path);
+  args.push("--proc", "/proc", "--dev", "/dev", "--chdir", ws);
+  return Buffer.from(args.map((arg) => `${arg}\0`).join("") + ["--", ...command].map((a) => `${a}\0`).join(""));
+}
+
+/** Runs argv, returns {ms, ok, stdout, stderr}. */
+function time(argv, input) {
+  const started = performance.now();
+  const r = spawnSync(argv[0], argv.slice(1), {
+    env,
+    input,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: input === undefined ? ["ignore", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
+  });
+  return { ms: performance.now() - started, ok: r.status === 0, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
+}
+
+const umbra = (ws, cmd) => [process.execPath, CLI, "run", "--root", ws, "--", ...cmd];
+// bwrap reads its arguments from stdin (fd 0) with --args 0; the command gets no stdin.
+const bwrap = (cmd) => [BWRAP, "--args", "0", ...cmd];
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const MOUNTS = ["sh", "-c", "grep -c . /proc/self/mountinfo"];
+const rows = [];
+const workspaces = COUNTS.map((count) => ({ count, ...workspace(count) }));
+const samples = new Map(workspaces.map((w) => [w.count, { umbra: [], bwrap: [], bwrapError: "" }]));
+const version = [];
+for (let run = 0; run < RUNS; run++) {
+  version.push(time([process.execPath, CLI, "--version"]).ms);
+  for (const w of workspaces) {
+    const s = samples.get(w.count);
+    const u = time(umbra(w.ws, ["true"]));
+    if (!u.ok) throw new Error(`umbra run failed with ${w.count} hidden files: ${u.stderr}`);
+    s.umbra.push(u.ms);
+    if (BWRAP && !s.bwrapError) {
+      const b = time(bwrap([]), bwrapList(w.ws, w.hidden, ["true"]));
+      if (b.ok) s.bwrap.push(b.ms);
+      else s.bwrapError = b.stderr.trim().split("\n").pop() ?? "failed";
+    }
+  }
+}
+for (const w of workspaces) {
+  const s = samples.get(w.count);
+  const mounts = Number(time(umbra(w.ws, MOUNTS)).stdout.trim());
+  const bm = BWRAP && !s.bwrapError ? Number(time(bwrap([]), bwrapList(w.ws, w.hidden, MOUNTS)).stdout.trim()) : NaN;
+  rows.push({
+    hidden: w.count,
+    umbraMs: median(s.umbra),
+    bwrapMs: s.bwrap.length ? median(s.bwrap) : null,
+    bwrapError: s.bwrapError || null,
+    umbraMounts: mounts,
+    bwrapMounts: Number.isNaN(bm) ? null : bm,
+  });
+}
+const first = rows[0];
+const fmt = (ms) => (ms === null ? "—" : `${ms.toFixed(0)} ms`);
+const lines = [
+  `| hidden files | umbra run -- true | × the ${first.hidden}-file case | mounts inside (umbra) | bwrap -- true | mounts inside (bwrap) |`,
+  "| --- | --- | --- | --- | --- | --- |",
+  ...rows.map(
+    (r) =>
+      `| ${r.hidden.toLocaleString("en")} | ${fmt(r.umbraMs)} | ${(r.umbraMs / first.umbraMs).toFixed(2)} | ${r.umbraMounts} | ${r.bwrapError ? `fails: ${r.bwrapError}` : fmt(r.bwrapMs)} | ${r.bwrapMounts ?? "—"} |`,
+  ),
+  "",
+  `umbra --version (the CLI's start-up alone): ${fmt(median(version))}; medians of ${RUNS} runs, interleaved.`,
+];
+const md = lines.join("\n");
+mkdirSync(join(ROOT, "bench", "out"), { recursive: true });
+writeFileSync(join(ROOT, "bench", "out", "hidden.json"), JSON.stringify({ runs: RUNS, version: median(version), rows }, null, 2));
+writeFileSync(join(ROOT, "bench", "out", "hidden.md"), `${md}\n`);
+console.log(md);
+rmSync(base, { recursive: true, force: true });
