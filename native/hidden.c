@@ -7,15 +7,15 @@
  *
  *   - a folder with few hidden entries gets one mount per entry: an empty mode-000 stand-in (a file or a
  *     folder, as the entry is) bound read-only over it, and the folder stays as it was;
- *   - a folder with more hidden entries than other entries gets one read-only overlay over it, whose top
- *     layer holds a whiteout for each hidden name (built in a tmpfs, dropped once mounted) and whose lower
- *     layer is the folder itself: the hidden names are gone (ENOENT), whatever their number. Its other
- *     entries are bound back from the real folder, so they stay writable in place (with their own mounts,
- *     protected paths included); the folder's own list of entries is read-only (no entry can be added,
- *     renamed or removed there).
+ *   - a folder with more hidden entries than other entries (a writable root: and more than 4,096 of
+ *     them) gets one read-only overlay over it, whose top layer holds a whiteout for each hidden name
+ *     (built in a tmpfs, dropped once mounted) and whose lower layer is the folder itself: the hidden
+ *     names are gone (ENOENT), whatever their number. Its other entries are bound back from the real
+ *     folder, so they stay writable in place (with their own mounts, protected paths included); the
+ *     folder's own list of entries is read-only (no entry can be added, renamed or removed there).
  *
- * So a folder costs at most min(hidden, 1 + other entries) mounts: the cost follows the visible tree, not
- * the count of hidden files. Neither way can the command undo it: a mount point cannot be renamed or
+ * So a folder costs at most min(hidden, 1 + other entries) mounts (a writable root at most 4,096): the
+ * cost follows the visible tree, not the count of hidden files. Neither way can the command undo it: a mount point cannot be renamed or
  * unlinked (EBUSY), a read-only overlay changes nothing (EROFS), and the command may not mount.
  */
 #define _GNU_SOURCE
@@ -46,8 +46,11 @@
 #define MOVE_MOUNT_F_EMPTY_PATH_FLAG 0x00000004
 #define HIDE_ATTRS (0x1 | 0x2 | 0x4 | 0x8) /* read-only, nosuid, nodev, noexec */
 #define MASKS "/dev/.umbra-masks"
-/* Below this many hidden entries in one folder, per-entry mounts are used without looking further. */
+/* Up to this many hidden entries in one folder, per-entry mounts are used without looking further; in a
+ * writable root (the workspace, where commands add files all the time) up to ROOT_FEW, so that its own
+ * list of entries stays writable unless that would cost thousands of mounts. */
 #define FEW 8
+#define ROOT_FEW 4096
 
 struct mount_attr_args {
   uint64_t attr_set, attr_clr, propagation, userns_fd;
@@ -194,7 +197,7 @@ done:
   return rc;
 }
 
-int hide_paths(const struct hidden_list *list) {
+int hide_paths(const struct hidden_list *list, const char *const *roots, size_t root_count) {
   if (list->count == 0) return 0;
   int masks = 0;
   size_t serial = 0;
@@ -207,11 +210,14 @@ int hide_paths(const struct hidden_list *list) {
     }
     size_t count = end - start;
     int per_entry = 1;
-    if (count > FEW && n > 0) {
-      char folder[PATH_MAX];
-      if (n >= sizeof folder) return fail("a hidden path is too long");
-      memcpy(folder, first, n);
-      folder[n] = '\0';
+    char folder[PATH_MAX];
+    if (n >= sizeof folder) return fail("a hidden path is too long");
+    memcpy(folder, first, n);
+    folder[n] = '\0';
+    size_t few = FEW;
+    for (size_t r = 0; r < root_count; r++)
+      if (strcmp(roots[r], folder) == 0) few = ROOT_FEW;
+    if (count > few && n > 0) {
       struct stat st;
       if (lstat(folder, &st) != 0) continue; /* inside something hidden already */
       if (!masks) {

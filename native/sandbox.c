@@ -639,7 +639,7 @@ static int make_view(const struct options *o, const struct path_list *sockets) {
     if (protect(o, o->protected.items[i]) != 0) return -1;
   for (size_t i = 0; i < placeholder_count; i++)
     if (!listed(&o->protected, placeholders[i].view) && protect(o, placeholders[i].view) != 0) return -1;
-  if (hide_paths(&o->hidden) != 0) return -1;
+  if (hide_paths(&o->hidden, o->writable.items, o->writable.count) != 0) return -1;
   for (size_t i = 0; i < sockets->count; i++)
     if (hide_path(sockets->items[i]) != 0) return -1;
   if (set_attr("/dev", ATTR_RDONLY, 0, 0) != 0) return -1;

@@ -47,7 +47,8 @@ int read_hidden(int fd, struct hidden_list *out);
 int hide_path(const char *path);
 
 /* Hides every path of the list in this mount namespace, folder by folder (see hidden.c), once the
- * stand-ins exist and before /dev is made read-only. 0, or -1 with `failure` set. */
-int hide_paths(const struct hidden_list *list);
+ * stand-ins exist and before /dev is made read-only; `roots` are the writable roots. 0, or -1 with
+ * `failure` set. */
+int hide_paths(const struct hidden_list *list, const char *const *roots, size_t root_count);
 
 #endif

@@ -120,6 +120,19 @@ describe("more hidden files than the old limit", () => {
   }, 180_000);
 });
 
+describe("the workspace root", () => {
+  it("keeps its own list of entries writable beside a few hundred hidden files", async () => {
+    const root = Array.from({ length: 300 }, (_, i) => join(f.ws, `root${i}.pem`));
+    for (const path of root) writeFileSync(path, `${SECRET} root\n`);
+    const r = await sh(policyHiding(root), "echo made > made.txt && cat root1.pem; cat made.txt", {
+      timeoutMs: 120_000,
+    });
+    expect(r.stdout).toBe("made\n");
+    expect(r.stderr).toMatch(/root1\.pem: Permission denied/);
+    expect(readFileSync(join(f.ws, "made.txt"), "utf8")).toBe("made\n");
+  }, 180_000);
+});
+
 describe("a command cannot unhide", () => {
   it("by renaming, unlinking, moving the folder or mounting", async () => {
     const before = await snapshot(join(f.ws, "spread", "d1"));
@@ -153,7 +166,11 @@ describe("in a shadow branch", () => {
   let branch: Branch;
 
   beforeAll(async () => {
-    const env = { ...process.env, UMBRA_HOME: join(f.base, "data-home"), XDG_CONFIG_HOME: join(f.base, "config") };
+    const env = {
+      ...process.env,
+      UMBRA_HOME: join(f.base, "data-home"),
+      XDG_CONFIG_HOME: join(f.base, "config"),
+    };
     branch = await fork(f.ws, { env });
   });
 
@@ -162,11 +179,15 @@ describe("in a shadow branch", () => {
   });
 
   it("hides them there too, and a write at a hidden path is not the secret", async () => {
-    const r = await sh(policyHiding(hidden), `python3 -c '${TRY_ALL}'; echo x > data/h3.csv; cat data/h3.csv`, {
-      branch,
-      input: hidden.map((path) => `${path}\0`).join(""),
-      timeoutMs: 120_000,
-    });
+    const r = await sh(
+      policyHiding(hidden),
+      `python3 -c '${TRY_ALL}'; echo x > data/h3.csv; cat data/h3.csv`,
+      {
+        branch,
+        input: hidden.map((path) => `${path}\0`).join(""),
+        timeoutMs: 120_000,
+      },
+    );
     expect(r.stdout).toContain(`tried ${hidden.length} opened 0`);
     expect(r.stdout + r.stderr).not.toContain(SECRET);
     expect(readFileSync(join(f.ws, "data", "h3.csv"), "utf8")).toBe(`${SECRET} 3\n`);
@@ -177,9 +198,21 @@ describe("umbra run with odd names in .umbraignore matches", () => {
   it("hides a file whose name holds a newline, run after run", async () => {
     requireBuiltCli();
     writeFileSync(join(f.ws, ".umbraignore"), "secret.env\nsecrets/\n*.pem\ndata/*.csv\n");
-    const env = { ...process.env, UMBRA_HOME: join(f.base, "cli-home"), XDG_CONFIG_HOME: join(f.base, "config") };
+    const env = {
+      ...process.env,
+      UMBRA_HOME: join(f.base, "cli-home"),
+      XDG_CONFIG_HOME: join(f.base, "config"),
+    };
     for (let run = 0; run < 2; run++) {
-      const r = await umbraAsync(env, ["run", "--root", f.ws, "--", "sh", "-c", `cat "${ODD}" data/h0.csv; echo ran`]);
+      const r = await umbraAsync(env, [
+        "run",
+        "--root",
+        f.ws,
+        "--",
+        "sh",
+        "-c",
+        `cat "${ODD}" data/h0.csv; echo ran`,
+      ]);
       expect(r.stdout).toContain("ran");
       expect(r.stdout + r.stderr).not.toContain(SECRET);
       expect(r.stderr).not.toContain("bad sandbox policy");
