@@ -885,24 +885,9 @@ static void stop_sandbox(int sig) {
 }
 
 static int read_filter(int fd) {
-  size_t cap = 4096, len = 0;
-  unsigned char *buf = malloc(cap);
-  if (!buf) return fail("out of memory");
-  for (;;) {
-    if (len == cap) {
-      if (cap >= 1 << 20) return fail("the seccomp program is too large");
-      cap *= 2;
-      unsigned char *bigger = realloc(buf, cap);
-      if (!bigger) return fail("out of memory");
-      buf = bigger;
-    }
-    ssize_t n = read(fd, buf + len, cap - len);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail("read the seccomp program: %s", strerror(errno));
-    if (n == 0) break;
-    len += (size_t)n;
-  }
-  close(fd);
+  char *buf;
+  size_t len;
+  if (read_to_end(fd, (size_t)1 << 20, "the seccomp program", &buf, &len) != 0) return -1;
   if (len == 0 || len % sizeof(struct sock_filter) != 0 || len / sizeof(struct sock_filter) > 4096)
     return fail("the seccomp program has a bad size (%zu bytes)", len);
   filter.len = (unsigned short)(len / sizeof(struct sock_filter));

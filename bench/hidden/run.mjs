@@ -10,6 +10,8 @@
  *     and each hidden file covered with `--ro-bind /dev/null FILE` (its way to hide a file), the
  *     arguments passed through `--args 0` (a command line cannot hold 100,000 of them; bwrap itself takes
  *     at most 9,000 arguments); the list is given, not searched for;
+ *   - the sandbox alone: runSandboxed(policy, "true") in this process with the policy of the workspace
+ *     resolved once (the helper and its mounts, without the CLI's start-up and the workspace walk);
  *   - bwrap-folder: bubblewrap covering the whole data/ folder with one tmpfs instead (one mount, and
  *     the README goes too: not the same, but what one mount costs, the floor);
  *   - the mounts each makes inside (lines of /proc/self/mountinfo beyond those of the 10-file workspace).
@@ -26,6 +28,9 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 
 const ROOT = join(import.meta.dirname, "..", "..");
+const { runSandboxed } = await import(join(ROOT, "dist", "sandbox", "run.js"));
+const { resolvePolicy } = await import(join(ROOT, "dist", "sandbox", "policy.js"));
+const { loadConfig } = await import(join(ROOT, "dist", "config", "config.js"));
 const CLI = join(ROOT, "dist", "cli", "main.js");
 const { values } = parseArgs({
   options: {
@@ -102,9 +107,20 @@ const median = (xs) => {
 
 const MOUNTS = ["sh", "-c", "grep -c . /proc/self/mountinfo"];
 const rows = [];
-const workspaces = COUNTS.map((count) => ({ count, ...workspace(count) }));
+const workspaces = [];
+for (const count of COUNTS) {
+  const w = workspace(count);
+  const config = loadConfig({ workspaceRoot: w.ws, env }).sandbox;
+  const { policy } = await resolvePolicy({ workspace: w.ws, config, env });
+  if (policy.hiddenPaths.length !== count)
+    throw new Error(`${policy.hiddenPaths.length} hidden, not ${count}`);
+  workspaces.push({ count, policy, ...w });
+}
 const samples = new Map(
-  workspaces.map((w) => [w.count, { umbra: [], umbraCpu: [], bwrap: [], bwrapError: "", folder: [] }]),
+  workspaces.map((w) => [
+    w.count,
+    { umbra: [], umbraCpu: [], alone: [], bwrap: [], bwrapError: "", folder: [] },
+  ]),
 );
 const version = [];
 for (let run = 0; run < RUNS; run++) {
@@ -115,11 +131,20 @@ for (let run = 0; run < RUNS; run++) {
     if (!u.ok) throw new Error(`umbra run failed with ${w.count} hidden files: ${u.stderr}`);
     s.umbra.push(u.ms);
     s.umbraCpu.push(u.cpu * 1000);
+    const started = performance.now();
+    const a = await runSandboxed(w.policy, "true", []);
+    if (a.exitCode !== 0) throw new Error(`the sandbox failed with ${w.count} hidden files: ${a.stderr}`);
+    s.alone.push(performance.now() - started);
     if (!BWRAP) continue;
     if (!s.bwrapError) {
       const b = time(bwrap(["true"]), perFile(w));
       if (b.ok) s.bwrap.push(b.ms);
-      else s.bwrapError = b.stderr.trim().split("\n").pop() ?? "failed";
+      else
+        s.bwrapError =
+          b.stderr
+            .split("\n")
+            .filter((line) => line.trim() && !line.startsWith("Command exited"))
+            .pop() ?? "failed";
     }
     s.folder.push(time(bwrap(["true"]), wholeFolder(w)).ms);
   }
@@ -132,6 +157,7 @@ for (const w of workspaces) {
     hidden: w.count,
     umbraMs: median(s.umbra),
     umbraCpuMs: median(s.umbraCpu),
+    aloneMs: median(s.alone),
     bwrapMs: s.bwrap.length ? median(s.bwrap) : null,
     bwrapFolderMs: s.folder.length ? median(s.folder) : null,
     bwrapError: s.bwrapError || null,
@@ -142,11 +168,11 @@ for (const w of workspaces) {
 const first = rows[0];
 const fmt = (ms) => (ms === null ? "—" : `${ms.toFixed(0)} ms`);
 const lines = [
-  `| hidden files | umbra run -- true | × the ${first.hidden}-file case | umbra CPU | mounts inside (umbra) | bwrap, a mount per file | mounts inside (bwrap) | bwrap, one tmpfs over data/ |`,
-  "| --- | --- | --- | --- | --- | --- | --- | --- |",
+  `| hidden files | umbra run -- true | × the ${first.hidden}-file case | umbra CPU | the sandbox alone | mounts inside (umbra) | bwrap, a mount per file | mounts inside (bwrap) | bwrap, one tmpfs over data/ |`,
+  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   ...rows.map(
     (r) =>
-      `| ${r.hidden.toLocaleString("en")} | ${fmt(r.umbraMs)} | ${(r.umbraMs / first.umbraMs).toFixed(2)} | ${fmt(r.umbraCpuMs)} | ${r.umbraMounts} | ${r.bwrapError ? `fails: ${r.bwrapError}` : fmt(r.bwrapMs)} | ${r.bwrapMounts ?? "—"} | ${fmt(r.bwrapFolderMs)} |`,
+      `| ${r.hidden.toLocaleString("en")} | ${fmt(r.umbraMs)} | ${(r.umbraMs / first.umbraMs).toFixed(2)} | ${fmt(r.umbraCpuMs)} | ${fmt(r.aloneMs)} | ${r.umbraMounts} | ${r.bwrapError ? `fails: ${r.bwrapError}` : fmt(r.bwrapMs)} | ${r.bwrapMounts ?? "—"} | ${fmt(r.bwrapFolderMs)} |`,
   ),
   "",
   `umbra --version (the CLI's start-up alone): ${fmt(median(version))}; medians of ${RUNS} runs, interleaved.`,

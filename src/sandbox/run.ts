@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
-import { isAbsolute, normalize } from "node:path";
+import { isAbsolute } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import type { BranchSandboxView } from "../shadow/branch.js";
@@ -91,10 +91,14 @@ export function sandboxSupport(): Promise<LinuxSupport> {
   return support;
 }
 
+/** Absolute and normal: no empty, `.` or `..` component, no trailing slash, no NUL. */
+const NORMAL_PATH = /^(?:\/(?!\.\.?(?:\/|$))[^/\0]+)+$/;
+
 /** A path the helper cannot take as written. A newline or any other byte a file name may hold is fine:
- * paths travel as arguments or NUL-ended (see hiddenPathList), never as lines. */
+ * paths travel as arguments or NUL-ended (see hiddenPathList), never as lines. One regular expression,
+ * as a policy may hide 100,000 paths. */
 function badPath(path: string): boolean {
-  return !isAbsolute(path) || normalize(path) !== path.replace(/(.)\/+$/, "$1") || path.includes("\0");
+  return path !== "/" && !NORMAL_PATH.test(path);
 }
 
 /** Throws SandboxError BAD_POLICY when the policy cannot be applied as written. */

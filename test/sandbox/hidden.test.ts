@@ -1,16 +1,16 @@
 /**
  * Hidden paths at any count and with any name: more than the helper's old limit of 4,096 are all
- * unreadable, in a folder masked by one overlay and in folders hidden entry by entry; a name with a
+ * unreadable, in a folder replaced by a tmpfs of its other entries and in folders hidden entry by entry; a name with a
  * newline hides like any other and does not stop later runs; a command cannot unhide what is hidden.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Branch, fork } from "../../src/shadow/index.js";
 import { requireBuiltCli, umbraAsync } from "../helpers/cli.js";
 import { ensureHelper, makeFixture, type SandboxFixture, sh, snapshot } from "./helpers.js";
 
-const MASKED = 5000; // one folder, far more hidden entries than others: one overlay
+const MASKED = 5000; // one folder, far more hidden entries than others: one tmpfs
 const SPREAD = 41; // folders of 100 hidden and 100 other entries each: one mount per hidden entry
 const ODD = "odd\nname.pem";
 const SECRET = "SECRET-CONTENT";
@@ -29,6 +29,7 @@ beforeAll(async () => {
   hidden = [];
   mkdirSync(join(f.ws, "data", "sub"), { recursive: true });
   writeFileSync(join(f.ws, "data", "keep.txt"), "keep\n");
+  symlinkSync("keep.txt", join(f.ws, "data", "link"));
   for (let i = 0; i < MASKED; i++) {
     const path = join(f.ws, "data", `h${i}.csv`);
     writeFileSync(path, `${SECRET} ${i}\n`);
@@ -73,7 +74,7 @@ print("tried", len(paths), "opened", opened)
 describe("more hidden files than the old limit", () => {
   it("hides all of them, and the command runs", async () => {
     expect(hidden.length).toBeGreaterThan(9000);
-    const r = await sh(policyHiding(hidden), `python3 -c '${TRY_ALL}' && ls data && cat data/keep.txt`, {
+    const r = await sh(policyHiding(hidden), `python3 -c '${TRY_ALL}' && ls data && cat data/link`, {
       input: hidden.map((path) => `${path}\0`).join(""),
       timeoutMs: 120_000,
     });
@@ -83,7 +84,7 @@ describe("more hidden files than the old limit", () => {
     expect(r.stdout).not.toContain("LEAK");
     expect(r.stdout).toContain("keep\n");
     // the masked folder lists only what is not hidden
-    expect(r.stdout).toMatch(/^keep\.txt\nsub\n/m);
+    expect(r.stdout).toMatch(/^keep\.txt\nlink\nsub\n/m);
     expect(r.stdout).not.toMatch(/h\d+\.csv/);
   }, 180_000);
 
@@ -93,7 +94,7 @@ describe("more hidden files than the old limit", () => {
     const none = await sh(f.policy, count);
     const many = await sh(policyHiding(masked), count, { timeoutMs: 120_000 });
     expect(many.exitCode).toBe(0);
-    // the overlay and the two entries bound back (twice: the workspace lies in /tmp, and the sandbox's
+    // the tmpfs and the two entries bound back (the link is copied; twice: the workspace lies in /tmp, and the sandbox's
     // private /tmp carries it over)
     expect(Number(many.stdout) - Number(none.stdout)).toBeLessThanOrEqual(6);
   }, 180_000);
@@ -137,7 +138,7 @@ describe("a command cannot unhide", () => {
   it("by renaming, unlinking, moving the folder or mounting", async () => {
     const before = await snapshot(join(f.ws, "spread", "d1"));
     const attempts = [
-      // overlay-masked folder
+      // the folder replaced by a tmpfs
       "mv data/h2.csv data/h2.txt",
       "rm -f data/h2.csv",
       "mv data data-moved",
