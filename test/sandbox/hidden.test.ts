@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SandboxPolicy } from "../../src/sandbox/types.js";
 import { type Branch, fork } from "../../src/shadow/index.js";
 import { requireBuiltCli, umbraAsync } from "../helpers/cli.js";
 import { ensureHelper, makeFixture, type SandboxFixture, sh, snapshot } from "./helpers.js";
@@ -18,9 +19,13 @@ const SECRET = "SECRET-CONTENT";
 let f: SandboxFixture;
 let hidden: string[];
 
-/** The policy of the fixture with `paths` hidden as well. */
-function policyHiding(paths: string[]) {
-  return { ...f.policy, hiddenPaths: [...f.policy.hiddenPaths, ...paths].sort() };
+/** The policy of the fixture with `paths` hidden as well, and time for a loaded machine. */
+function policyHiding(paths: string[]): SandboxPolicy {
+  return {
+    ...f.policy,
+    hiddenPaths: [...f.policy.hiddenPaths, ...paths].sort(),
+    limits: { ...f.policy.limits, timeoutMs: 120_000 },
+  };
 }
 
 beforeAll(async () => {
@@ -76,7 +81,6 @@ describe("more hidden files than the old limit", () => {
     expect(hidden.length).toBeGreaterThan(9000);
     const r = await sh(policyHiding(hidden), `python3 -c '${TRY_ALL}' && ls data && cat data/link`, {
       input: hidden.map((path) => `${path}\0`).join(""),
-      timeoutMs: 120_000,
     });
     expect(r.stderr).toBe("");
     expect(r.exitCode).toBe(0);
@@ -92,7 +96,7 @@ describe("more hidden files than the old limit", () => {
     const masked = hidden.filter((path) => path.startsWith(join(f.ws, "data")));
     const count = "grep -c . /proc/self/mountinfo";
     const none = await sh(f.policy, count);
-    const many = await sh(policyHiding(masked), count, { timeoutMs: 120_000 });
+    const many = await sh(policyHiding(masked), count);
     expect(many.exitCode).toBe(0);
     // the tmpfs and the two entries bound back (the link is copied; twice: the workspace lies in /tmp, and the sandbox's
     // private /tmp carries it over)
@@ -110,7 +114,6 @@ describe("more hidden files than the old limit", () => {
         "echo forged > data/extra.txt && echo extra-created",
         "true",
       ].join("; "),
-      { timeoutMs: 120_000 },
     );
     expect(r.exitCode).toBe(0);
     expect(r.stdout).not.toContain("created");
@@ -125,9 +128,7 @@ describe("the workspace root", () => {
   it("keeps its own list of entries writable beside a few hundred hidden files", async () => {
     const root = Array.from({ length: 300 }, (_, i) => join(f.ws, `root${i}.pem`));
     for (const path of root) writeFileSync(path, `${SECRET} root\n`);
-    const r = await sh(policyHiding(root), "echo made > made.txt && cat root1.pem; cat made.txt", {
-      timeoutMs: 120_000,
-    });
+    const r = await sh(policyHiding(root), "echo made > made.txt && cat root1.pem; cat made.txt");
     expect(r.stdout).toBe("made\n");
     expect(r.stderr).toMatch(/root1\.pem: Permission denied/);
     expect(readFileSync(join(f.ws, "made.txt"), "utf8")).toBe("made\n");
@@ -155,7 +156,7 @@ describe("a command cannot unhide", () => {
       "cat data/h2.csv data/h2.txt data-moved/h2.csv spread/d1/h3.pem spread/d1/h3.txt",
       `cat "${ODD}"`,
     ];
-    const r = await sh(policyHiding(hidden), `${attempts.join("; ")}; true`, { timeoutMs: 120_000 });
+    const r = await sh(policyHiding(hidden), `${attempts.join("; ")}; true`);
     expect(r.exitCode).toBe(0);
     expect(r.stdout + r.stderr).not.toContain(SECRET);
     expect(readFileSync(join(f.ws, "data", "h2.csv"), "utf8")).toBe(`${SECRET} 2\n`);
@@ -186,7 +187,6 @@ describe("in a shadow branch", () => {
       {
         branch,
         input: hidden.map((path) => `${path}\0`).join(""),
-        timeoutMs: 120_000,
       },
     );
     expect(r.stdout).toContain(`tried ${hidden.length} opened 0`);
