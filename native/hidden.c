@@ -131,13 +131,17 @@ static int mask_folder(const char *folder, const char **names, size_t count) {
     int folder;
   } *kept = malloc(kept_cap * sizeof *kept);
   struct dirent *d;
-  while (kept && (d = readdir(dir)) != NULL) {
+  int short_of_memory = !kept;
+  while (!short_of_memory && (d = readdir(dir)) != NULL) {
     const char *name = d->d_name;
     if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) continue;
     if (bsearch(&name, names, count, sizeof *names, by_name)) continue;
     if (kept_count == kept_cap) {
       struct kept *bigger = realloc(kept, (kept_cap *= 2) * sizeof *kept);
-      if (!bigger) break;
+      if (!bigger) {
+        short_of_memory = 1;
+        break;
+      }
       kept = bigger;
     }
     unsigned char type = d->d_type;
@@ -146,14 +150,15 @@ static int mask_folder(const char *folder, const char **names, size_t count) {
       type = S_ISLNK(entry.st_mode) ? DT_LNK : S_ISDIR(entry.st_mode) ? DT_DIR : DT_REG;
     struct kept *k = &kept[kept_count++];
     k->name = strdup(name);
+    short_of_memory = !k->name;
     k->link = type == DT_LNK;
     k->folder = type == DT_DIR;
     mounts += !k->link;
     if (mounts >= count) break; /* per entry is cheaper: no need to read on */
   }
   closedir(dir);
-  int rc = 1;
-  if (!kept || mounts >= count) goto done;
+  int rc = short_of_memory ? fail("out of memory") : 1;
+  if (rc < 0 || mounts >= count) goto done;
   char options[64];
   snprintf(options, sizeof options, "mode=%o", (unsigned)(st.st_mode & 07777));
   if (mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, options) != 0) goto done; /* per entry */
