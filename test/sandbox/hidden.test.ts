@@ -1,7 +1,8 @@
 /**
  * Hidden paths at any count and with any name: more than the helper's old limit of 4,096 are all
- * unreadable, in a folder replaced by a tmpfs of its other entries and in folders hidden entry by entry; a name with a
- * newline hides like any other and does not stop later runs; a command cannot unhide what is hidden.
+ * unreadable, in a folder replaced by a tmpfs of its other entries and in folders hidden entry by
+ * entry; a name with a newline hides like any other and does not stop later runs; a command cannot
+ * unhide what is hidden.
  */
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -98,8 +99,8 @@ describe("more hidden files than the old limit", () => {
     const none = await sh(f.policy, count);
     const many = await sh(policyHiding(masked), count);
     expect(many.exitCode).toBe(0);
-    // the tmpfs and the two entries bound back (the link is copied; twice: the workspace lies in /tmp, and the sandbox's
-    // private /tmp carries it over)
+    // the tmpfs and the two entries bound back (the link is copied); twice: the workspace lies in /tmp,
+    // and the sandbox's private /tmp carries it over
     expect(Number(many.stdout) - Number(none.stdout)).toBeLessThanOrEqual(6);
   }, 180_000);
 
