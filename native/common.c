@@ -45,3 +45,32 @@ void usage_exit(const char *context, const char *hint, const char *fmt, va_list 
   fprintf(stderr, "%s\n", hint);
   exit(EXIT_USAGE);
 }
+
+int read_to_end(int fd, size_t limit, const char *what, char **out, size_t *len) {
+  size_t cap = 4096, used = 0;
+  char *buf = malloc(cap);
+  if (!buf) return fail("out of memory");
+  for (;;) {
+    if (used == cap) {
+      char *bigger = cap < limit ? realloc(buf, cap * 2) : NULL;
+      if (!bigger) {
+        free(buf);
+        return fail(cap < limit ? "out of memory" : "%s is too large", what);
+      }
+      buf = bigger;
+      cap *= 2;
+    }
+    ssize_t n = read(fd, buf + used, cap - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      free(buf);
+      return fail("read %s: %s", what, strerror(errno));
+    }
+    if (n == 0) break;
+    used += (size_t)n;
+  }
+  close(fd);
+  *out = buf;
+  *len = used;
+  return 0;
+}

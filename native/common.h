@@ -23,6 +23,10 @@ int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Writes `text` to an existing file (e.g. under /proc); 0, or -1 with `failure` set. */
 int write_file(const char *path, const char *text);
 
+/* Reads `fd` to its end (at most `limit` bytes) into a new buffer `*out` of `*len` bytes, then closes it.
+ * `what` names the content in the reason of a failure. 0, or -1 with `failure` set. */
+int read_to_end(int fd, size_t limit, const char *what, char **out, size_t *len);
+
 /* Prints "umbra-helper: <context><message><hint>" on stderr and exits with EXIT_USAGE. */
 void usage_exit(const char *context, const char *hint, const char *fmt, va_list ap) __attribute__((noreturn));
 

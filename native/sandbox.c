@@ -1,7 +1,7 @@
 /*
  * umbra-helper sandbox: runs one command in a sandbox.
  *
- *   umbra-helper sandbox --workspace W [--writable P]... [--hidden P]... [--protected P]... [--network]
+ *   umbra-helper sandbox --workspace W [--writable P]... [--hidden-fd N] [--protected P]... [--network]
  *                        [--cwd D] [--readable P]... [--nproc N] [--memory BYTES] [--cpu SECONDS] [--no-landlock]
  *                        [--join PID | --bind-source DIR] [--placeholder-dir J]
  *                        --seccomp-fd N --report-fd N -- CMD [ARGS...]
@@ -16,7 +16,8 @@
  *      a /dev/shm tmpfs); protected paths bound read-only (absent ones get an empty read-only placeholder
  *      directory, shared by concurrent runs through the journal J and removed by its last user, see
  *      make_placeholder), their parents inside writable roots pinned as mount points so that they cannot
- *      be renamed away; hidden paths covered by an empty mode-000 file or directory; /run and every unix
+ *      be renamed away; hidden paths (read from --hidden-fd: absolute paths, each ended by a NUL byte, so
+ *      that any count and any name travel) hidden by folder, see hide_paths(); /run and every unix
  *      socket path bound in the host's network namespace covered; a private /tmp (the host's in
  *      full-access, where / is writable);
  *   4. fork the sandbox's init (pid 1 of the new pid namespace), which brings up the loopback of the new
@@ -116,7 +117,8 @@ struct options {
   int seccomp_fd;
   int report_fd;
   long long nproc, memory, cpu;
-  struct path_list writable, readable, hidden, protected;
+  struct path_list writable, readable, protected;
+  struct hidden_list hidden;
   char **argv;
 };
 
@@ -504,9 +506,6 @@ static void remove_placeholders(void) {
 
 /* ---------- the filesystem view ---------- */
 
-#define STAND_IN_FILE "/dev/.umbra-hidden-file"
-#define STAND_IN_DIR "/dev/.umbra-hidden-dir"
-
 static int clone_tree(const char *path, int recursive) {
   int fd = (int)syscall(SYS_open_tree, AT_FDCWD, path, 1 /* OPEN_TREE_CLONE */ | O_CLOEXEC | (recursive ? AT_RECURSIVE : 0));
   if (fd < 0) return fail("open_tree %s: %s", path, strerror(errno));
@@ -603,15 +602,6 @@ static int make_tmp(const struct options *o) {
   return 0;
 }
 
-/* Covers `path` with the empty mode-000 stand-in (a file or a directory, as `path` is). */
-static int hide(const char *path) {
-  struct stat st;
-  if (lstat(path, &st) != 0) return 0; /* nothing to hide */
-  if (S_ISLNK(st.st_mode)) return 0;   /* the policy names real paths; a link itself holds no data */
-  const char *cover = S_ISDIR(st.st_mode) ? STAND_IN_DIR : STAND_IN_FILE;
-  return bind_readonly(cover, path, ATTR_NOSUID | ATTR_NODEV | ATTR_NOEXEC);
-}
-
 /* Pins the directories between a writable root and `path` as mount points, so that the command cannot
  * rename them away (and put a writable look-alike in their place). */
 static int pin_parents(const struct options *o, const char *path) {
@@ -670,10 +660,9 @@ static int make_view(const struct options *o, const struct path_list *sockets) {
     if (protect(o, o->protected.items[i]) != 0) return -1;
   for (size_t i = 0; i < placeholder_count; i++)
     if (!listed(&o->protected, placeholders[i].view) && protect(o, placeholders[i].view) != 0) return -1;
-  for (size_t i = 0; i < o->hidden.count; i++)
-    if (hide(o->hidden.items[i]) != 0) return -1;
+  if (hide_paths(&o->hidden, o->writable.items, o->writable.count) != 0) return -1;
   for (size_t i = 0; i < sockets->count; i++)
-    if (hide(sockets->items[i]) != 0) return -1;
+    if (hide_path(sockets->items[i]) != 0) return -1;
   if (set_attr("/dev", ATTR_RDONLY, 0, 0) != 0) return -1;
   struct stat st;
   if (lstat("/run", &st) == 0 && S_ISDIR(st.st_mode) &&
@@ -917,24 +906,9 @@ static void stop_sandbox(int sig) {
 }
 
 static int read_filter(int fd) {
-  size_t cap = 4096, len = 0;
-  unsigned char *buf = malloc(cap);
-  if (!buf) return fail("out of memory");
-  for (;;) {
-    if (len == cap) {
-      if (cap >= 1 << 20) return fail("the seccomp program is too large");
-      cap *= 2;
-      unsigned char *bigger = realloc(buf, cap);
-      if (!bigger) return fail("out of memory");
-      buf = bigger;
-    }
-    ssize_t n = read(fd, buf + len, cap - len);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail("read the seccomp program: %s", strerror(errno));
-    if (n == 0) break;
-    len += (size_t)n;
-  }
-  close(fd);
+  char *buf;
+  size_t len;
+  if (read_to_end(fd, (size_t)1 << 20, "the seccomp program", &buf, &len) != 0) return -1;
   if (len == 0 || len % sizeof(struct sock_filter) != 0 || len / sizeof(struct sock_filter) > 4096)
     return fail("the seccomp program has a bad size (%zu bytes)", len);
   filter.len = (unsigned short)(len / sizeof(struct sock_filter));
@@ -961,6 +935,7 @@ int cmd_sandbox(int argc, char **argv) {
   o.seccomp_fd = -1;
   o.report_fd = -1;
   o.landlock = 1;
+  int hidden_fd = -1;
   int i = 0;
   for (; i < argc; i++) {
     const char *arg = argv[i];
@@ -984,7 +959,7 @@ int cmd_sandbox(int argc, char **argv) {
     else if (strcmp(arg, "--placeholder-dir") == 0) o.placeholder_dir = value;
     else if (strcmp(arg, "--writable") == 0) add_path(&o.writable, arg, value);
     else if (strcmp(arg, "--readable") == 0) add_path(&o.readable, arg, value);
-    else if (strcmp(arg, "--hidden") == 0) add_path(&o.hidden, arg, value);
+    else if (strcmp(arg, "--hidden-fd") == 0) hidden_fd = (int)number(arg, value);
     else if (strcmp(arg, "--protected") == 0) add_path(&o.protected, arg, value);
     else if (strcmp(arg, "--join") == 0) o.join = (pid_t)number(arg, value);
     else if (strcmp(arg, "--nproc") == 0) o.nproc = number(arg, value);
@@ -1003,6 +978,7 @@ int cmd_sandbox(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (read_filter(o.seccomp_fd) != 0) die_setup();
+  if (hidden_fd >= 0 && read_hidden(hidden_fd, &o.hidden) != 0) die_setup();
   if (o.landlock) {
     o.landlock = landlock_abi(failure, sizeof failure);
     if (o.landlock == 0) die_setup();

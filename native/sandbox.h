@@ -27,4 +27,27 @@ struct landlock_paths {
  * writable paths. Needs no_new_privs. Returns 0, or -1 with `why` set. */
 int landlock_apply(int abi, const struct landlock_paths *paths, char *why, size_t why_size);
 
+/* hidden.c */
+
+/* Empty mode-000 stand-ins in the sandbox's private /dev, bound over what is hidden or covered. */
+#define STAND_IN_FILE "/dev/.umbra-hidden-file"
+#define STAND_IN_DIR "/dev/.umbra-hidden-dir"
+
+struct hidden_list {
+  char **items; /* absolute paths */
+  size_t count;
+};
+
+/* Reads the list of hidden paths from `fd` (each ended by a NUL byte) to its end and closes `fd`.
+ * Returns 0, or -1 with `failure` set. */
+int read_hidden(int fd, struct hidden_list *out);
+
+/* Covers one path with a stand-in; nothing when it is absent or a symlink. 0, or -1 with `failure`. */
+int hide_path(const char *path);
+
+/* Hides every path of the list in this mount namespace, folder by folder (see hidden.c), once the
+ * stand-ins exist and before /dev is made read-only; `roots` are the writable roots. 0, or -1 with
+ * `failure` set. */
+int hide_paths(const struct hidden_list *list, const char *const *roots, size_t root_count);
+
 #endif

@@ -8,9 +8,13 @@ import type { BranchSandboxView } from "../shadow/branch.js";
 import { currentSeccompArch, describeSeccompDenial } from "./seccomp.js";
 import type { Denial, SandboxPolicy } from "./types.js";
 
-/** Descriptors of the helper: 3 carries the seccomp program in, 4 the report lines out. */
+/**
+ * Descriptors of the helper: 3 carries the seccomp program in, 4 the report lines out, 5 the hidden
+ * paths in (see hiddenPathList).
+ */
 export const SECCOMP_FD = 3;
 export const REPORT_FD = 4;
+export const HIDDEN_FD = 5;
 
 export interface LinuxSupport {
   ok: boolean;
@@ -70,6 +74,21 @@ export function placeholderJournal(env: NodeJS.ProcessEnv = process.env): string
   return resolve(dataDir(env), "sandbox", "placeholders");
 }
 
+/** Where the sandbox shows `path` of the policy: a branch that cannot be bound at the workspace's path
+ * is used at its own path. */
+function viewPath(policy: SandboxPolicy, view: BranchSandboxView | undefined): (path: string) => string {
+  return (path) => (view?.kind === "path" ? mapInto(path, policy.workspace, view.path) : path);
+}
+
+/**
+ * The hidden paths as the helper reads them from HIDDEN_FD: each ended by a NUL byte (no name can hold
+ * one), so that neither their number nor the bytes of a name (a newline) are limited by a command line.
+ */
+export function hiddenPathList(policy: SandboxPolicy, view?: BranchSandboxView): Buffer {
+  const move = viewPath(policy, view);
+  return Buffer.from(policy.hiddenPaths.map((path) => `${move(path)}\0`).join(""));
+}
+
 /** The helper's arguments for running `command` under `policy`, optionally in a branch. */
 export function helperArgs(
   policy: SandboxPolicy,
@@ -78,8 +97,7 @@ export function helperArgs(
   options: { cwd: string; view?: BranchSandboxView | undefined; placeholderDir?: string },
 ): string[] {
   const view = options.view;
-  // A branch that cannot be bound at the workspace's path is used at its own path.
-  const move = (path: string) => (view?.kind === "path" ? mapInto(path, policy.workspace, view.path) : path);
+  const move = viewPath(policy, view);
   const out = ["sandbox", "--workspace", move(policy.workspace), "--cwd", move(options.cwd)];
   if (view?.kind === "join") out.push("--join", String(view.pid));
   if (view?.kind === "bind") out.push("--bind-source", view.source);
@@ -87,7 +105,7 @@ export function helperArgs(
   for (const path of policy.writableRoots) out.push("--writable", move(path));
   for (const path of policy.readableRoots ?? []) out.push("--readable", path);
   for (const path of policy.protectedPaths) out.push("--protected", move(path));
-  for (const path of policy.hiddenPaths) out.push("--hidden", move(path));
+  if (policy.hiddenPaths.length > 0) out.push("--hidden-fd", String(HIDDEN_FD));
   if (policy.network) out.push("--network");
   if (policy.mode === "full-access") out.push("--no-landlock");
   const { limits } = policy;

@@ -683,12 +683,15 @@ export async function findWorkspacePaths(
     }
     const context = { umbra: extendRules(rules, patterns) };
     const pending: Promise<void>[] = [];
+    // `abs` is absolute and normal, and a name holds no slash: no join() per entry (a folder may hold
+    // 100,000 of them).
+    const prefix = abs.endsWith(sep) ? abs : abs + sep;
     for (const entry of entries) {
       const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      const childAbs = join(abs, entry.name);
-      if (IGNORE_FILE_NAMES.has(entry.name) && !entry.isDirectory()) ignoreFiles.push(childAbs);
-      if (entry.name === ".git" && rel === "") continue;
+      const childAbs = prefix + entry.name;
       const isDir = entry.isDirectory();
+      if (!isDir && IGNORE_FILE_NAMES.has(entry.name)) ignoreFiles.push(childAbs);
+      if (entry.name === ".git" && rel === "") continue;
       if (context.umbra && matchIgnore(context, childRel, isDir)) {
         hidden.push(childAbs);
         continue;
