@@ -136,7 +136,9 @@ export class LspConnection {
       const result = await connection.request<InitializeParams, InitializeResult>(
         "initialize",
         {
-          processId: process.pid,
+          // null, not our pid: servers run in the sandbox's pid namespace, where our pid is someone else or
+          // no one, and pyright (which polls the pid every 3 s) would exit on not finding it.
+          processId: null,
           clientInfo: { name: "umbra" },
           rootUri: options.rootUri,
           rootPath: workspaceRoot,
