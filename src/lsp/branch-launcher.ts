@@ -39,7 +39,9 @@ const PRIVATE_GO_CACHE = "/tmp/umbra-go-build";
 
 async function isWritable(path: string, writableRoots: readonly string[]): Promise<boolean> {
   const real = await realpath(path).catch(() => undefined);
-  return real !== undefined && writableRoots.some((root) => real === root || real.startsWith(`${root}${sep}`));
+  return (
+    real !== undefined && writableRoots.some((root) => real === root || real.startsWith(`${root}${sep}`))
+  );
 }
 
 /**
