@@ -17,9 +17,11 @@ import type {
   PublishDiagnosticsParams,
   RegistrationParams,
   ServerCapabilities,
+  ShowMessageParams,
   UnregistrationParams,
 } from "vscode-languageserver-protocol";
 import { LspError } from "./errors.js";
+import type { ServerMessage } from "./load-problems.js";
 import { killProcessTree, trackChild } from "./processes.js";
 import type { ServerSpec } from "./registry.js";
 import type { Launcher } from "./types.js";
@@ -75,6 +77,8 @@ export interface ConnectionOptions {
   awaitPullRegistrationMs?: number;
   /** Called with every `textDocument/publishDiagnostics` the server sends. */
   onDiagnostics?: (params: PublishDiagnosticsParams) => void;
+  /** Called with every `window/showMessage` (`shown`) and `window/logMessage` the server sends. */
+  onMessage?: (message: ServerMessage, shown: boolean) => void;
   /** Names the server in error messages, e.g. "typescript server for /repo". */
   label: string;
 }
@@ -200,6 +204,9 @@ export class LspConnection {
     rpc.onNotification((method: string, params: unknown) => {
       if (method === "textDocument/publishDiagnostics") {
         options.onDiagnostics?.(params as PublishDiagnosticsParams);
+      } else if (method === "window/showMessage" || method === "window/logMessage") {
+        const { type, message } = params as ShowMessageParams;
+        options.onMessage?.({ type, text: String(message) }, method === "window/showMessage");
       }
     });
     rpc.onRequest((method: string, params: unknown) => this.serverRequest(method, params));

@@ -1,6 +1,7 @@
 import type { PublishDiagnosticsParams } from "vscode-languageserver-protocol";
 import { LspConnection } from "./connection.js";
 import { LspError } from "./errors.js";
+import type { ServerMessage } from "./load-problems.js";
 import type { LanguageDefinition } from "./registry.js";
 import type { Launcher } from "./types.js";
 
@@ -14,6 +15,7 @@ export interface ServerOptions {
   /** Shut the server down after this long without use. */
   idleMs: number;
   onDiagnostics(params: PublishDiagnosticsParams): void;
+  onMessage(message: ServerMessage, shown: boolean): void;
   /** The process exited: a crash (`crashed`) or a shutdown (`shut-down`). */
   onExit(error: LspError): void;
 }
@@ -82,6 +84,11 @@ export class LanguageServer {
         : {}),
       onDiagnostics: (params) => {
         if (this.connection === connection) this.options.onDiagnostics(params);
+      },
+      // Also while starting: a server may report a failed project load right after `initialized`.
+      onMessage: (message, shown) => {
+        if (this.connection === undefined || this.connection === connection)
+          this.options.onMessage(message, shown);
       },
       label: this.label,
     });
