@@ -1,7 +1,12 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { type LspConfig, loadConfig } from "../../src/config/config.js";
+import { branchLauncher } from "../../src/lsp/branch-launcher.js";
+import { LspHost } from "../../src/lsp/host.js";
 import type { DocumentSource } from "../../src/lsp/types.js";
+import { type Branch, fork } from "../../src/shadow/index.js";
 
 /** A branch held in memory: the user's folder plus overrides (path → content, null = deleted). */
 export class MemoryBranch implements DocumentSource {
@@ -57,5 +62,58 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promi
   while (!predicate()) {
     if (Date.now() > until) throw new Error("condition not met in time");
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Language servers as the product runs them (`umbra lint`, the agent): one host whose servers start in
+ * a shadow branch of `root` through the sandboxed branch launcher. `branch()` forks further branches of
+ * the same workspace, each with its own in-memory edits, served by the same servers.
+ */
+export class SandboxedWorkspace {
+  private readonly branches: Branch[] = [];
+  private handedOut = false;
+
+  private constructor(
+    readonly root: string,
+    readonly host: LspHost,
+    private readonly serverBranch: Branch,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {
+    this.branches.push(serverBranch);
+  }
+
+  static async open(
+    root: string,
+    options: { env?: NodeJS.ProcessEnv; config?: Partial<LspConfig> } = {},
+  ): Promise<SandboxedWorkspace> {
+    // Branches live in a data folder of this test file's own (the process is this file's alone).
+    process.env.UMBRA_HOME ??= await mkdtemp(join(tmpdir(), "umbra-lsp-home-"));
+    const env = options.env ?? process.env;
+    const config = loadConfig({ workspaceRoot: root, env });
+    const branch = await fork(root, { env });
+    const { launcher } = await branchLauncher(branch, config);
+    const host = new LspHost({ config: { ...config.lsp, ...options.config }, launcher, env });
+    return new SandboxedWorkspace(root, host, branch, env);
+  }
+
+  /**
+   * A branch of the workspace holding `overrides` (path → content) in memory: the first call gets the
+   * branch the servers run in, later calls fork further ones.
+   */
+  async branch(overrides: Record<string, string> = {}): Promise<Branch> {
+    const branch = this.handedOut ? await fork(this.root, { env: this.env }) : this.serverBranch;
+    if (this.handedOut) this.branches.push(branch);
+    this.handedOut = true;
+    for (const [path, text] of Object.entries(overrides)) branch.write(path, text);
+    return branch;
+  }
+
+  /** Stops the servers (checking none is left running) and discards every branch. */
+  async close(): Promise<void> {
+    const pids = this.host.status().map((s) => s.pid);
+    await this.host.shutdown();
+    for (const branch of this.branches) await branch.discard();
+    if (pids.some(isRunning)) throw new Error(`language servers still running: ${pids.join(", ")}`);
   }
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LspHost } from "../../src/lsp/host.js";
+import type { LspHost } from "../../src/lsp/host.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
-import { isRunning, MemoryBranch, writeTree } from "./helpers.js";
+import { SandboxedWorkspace, writeTree } from "./helpers.js";
 
 const MATHX = `def add(a: int, b: int) -> int:
     return a + b
@@ -17,6 +17,7 @@ three: int = add(1, 2)
 
 let dir: string;
 let root: string;
+let ws: SandboxedWorkspace;
 let host: LspHost;
 let before: string;
 
@@ -30,21 +31,31 @@ beforeAll(async () => {
     "pkg/use.py": USE,
   });
   before = await fingerprint(root);
-  host = new LspHost();
+  ws = await SandboxedWorkspace.open(root);
+  host = ws.host;
 });
 
 afterAll(async () => {
-  const pids = host.status().map((s) => s.pid);
-  await host.shutdown();
-  expect(pids.some(isRunning)).toBe(false);
+  await ws?.close();
   expect(await fingerprint(root)).toBe(before);
   await cleanup(dir);
 });
 
 describe("Python (pyright)", () => {
+  it("stays up in the sandbox past pyright's check of its client's pid", async () => {
+    const branch = await ws.branch();
+    await host.lint(branch, "pkg/use.py");
+    const [started] = host.status();
+    // pyright checks every 3 s that the processId sent in initialize is alive, and exits when it is not:
+    // umbra's pid does not exist in the sandbox's pid namespace.
+    await new Promise((resolve) => setTimeout(resolve, 7000));
+    await host.lint(branch, "pkg/use.py");
+    expect(host.status()[0]).toMatchObject({ pid: started?.pid, crashes: 0, starts: 1 });
+  });
+
   it("reports introduced errors, cross-file breakage, and nothing pre-existing", async () => {
     expect(host.detect(root, "pkg/use.py")).toMatchObject({ languageId: "python", marker: "pyproject.toml" });
-    const branch = new MemoryBranch("edit", root);
+    const branch = await ws.branch();
     const asIs = await host.lint(branch, "pkg/mathx.py");
     expect(asIs.diagnostics.map((d) => [d.line, d.severity])).toEqual([[5, "error"]]);
     expect(asIs.introduced).toEqual([]);
@@ -65,7 +76,7 @@ describe("Python (pyright)", () => {
   });
 
   it("navigates the branch's state with relative paths", async () => {
-    const branch = new MemoryBranch("nav", root, { "pkg/mathx.py": `# moved down\n${MATHX}` });
+    const branch = await ws.branch({ "pkg/mathx.py": `# moved down\n${MATHX}` });
     const definition = await host.definition(branch, "pkg/use.py", { line: 3, column: 14 });
     expect(definition[0]).toMatchObject({ path: "pkg/mathx.py", line: 2, external: false });
     const references = await host.references(branch, "pkg/mathx.py", { line: 2, column: 5 });
@@ -83,8 +94,8 @@ describe("Python (pyright)", () => {
   });
 
   it("keeps two interleaved branches apart", async () => {
-    const a = new MemoryBranch("A", root);
-    const b = new MemoryBranch("B", root);
+    const a = await ws.branch();
+    const b = await ws.branch();
     const runs = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
         host.lint(i % 2 === 0 ? a : b, "pkg/mathx.py", {
