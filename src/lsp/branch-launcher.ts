@@ -53,8 +53,9 @@ async function isWritable(path: string, writableRoots: readonly string[]): Promi
 export async function branchLauncher(
   branch: Branch,
   config: Pick<UmbraConfig, "sandbox" | "index">,
+  /** The environment the servers start with, for their caches (default: this process's). */
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ launcher: Launcher; warnings: string[] }> {
-  const env = process.env;
   // gopls loads packages with `go list`, which fails outright ("failed to initialize build cache") when
   // the build cache cannot be created: on a machine that never ran go, ~/.cache/go-build does not exist
   // yet and the sandbox makes only existing caches writable. Create it when the go cache is allowed.
@@ -70,6 +71,7 @@ export async function branchLauncher(
       limits: { cpuSeconds: 0, timeoutMs: 0 },
     },
     admin: await loadAdminPolicy(),
+    env,
     walk: config.index.excludeDirs ? { excludeDirs: config.index.excludeDirs } : {},
   });
   // The servers ship in umbra's own node_modules, which must stay readable even when umbra is installed

@@ -196,8 +196,7 @@ export const GO: LanguageDefinition = {
   settings: { gopls: { diagnosticsDelay: "0s" } },
   resend: "bump",
   dependents: "go",
-  loadErrors:
-    /errors? loading (workspace|packages)|could not load packages|failed to load view/i,
+  loadErrors: /errors? loading (workspace|packages)|could not load packages|failed to load view/i,
 };
 
 export const C_CPP: LanguageDefinition = {

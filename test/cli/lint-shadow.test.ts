@@ -97,6 +97,24 @@ describe("umbra lint", () => {
       );
       expect(go.code).toBe(1);
       expect(JSON.stringify(JSON.parse(go.stdout).introduced)).toMatch(/missingName/);
+
+      // A dependency that is not downloaded: gopls cannot load the package, so "no errors" would lie.
+      const broken = join(root, "..", "go-missing-dependency");
+      await mkdir(broken);
+      await writeFile(
+        join(broken, "go.mod"),
+        "module example.com/b\n\ngo 1.19\n\nrequire example.invalid/nothere v1.0.0\n",
+      );
+      await writeFile(
+        join(broken, "main.go"),
+        'package main\n\nimport "example.invalid/nothere"\n\nfunc main() { nothere.Run() }\n',
+      );
+      const partial = umbra(
+        ["lint", "main.go", "--root", broken, "--content", "-"],
+        'package main\n\nimport "example.invalid/nothere"\n\nvar n int = "x"\n\nfunc main() { nothere.Run() }\n',
+      );
+      expect(partial.code).toBe(3);
+      expect(partial.stdout).toMatch(/^partial: .*example\.invalid\/nothere/m);
     }
     if (hasClangd) {
       const c = umbra(

@@ -1,3 +1,7 @@
+import { existsSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { which } from "../../src/lsp/registry.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
@@ -86,21 +90,47 @@ describe("Go (gopls)", () => {
   });
 });
 
+describe("Go on a machine that never ran go", () => {
+  it.skipIf(!hasGopls)(
+    "creates the build cache gopls' go list needs instead of answering nothing",
+    async () => {
+      // Outside /tmp, which the sandbox replaces by a private one: like ~/.cache/go-build before any go run.
+      const caches = await mkdtemp(join(existsSync("/var/tmp") ? "/var/tmp" : homedir(), "umbra-gocache-"));
+      const goCache = join(caches, "go-build");
+      const fresh = await SandboxedWorkspace.open(goRoot, { env: { ...process.env, GOCACHE: goCache } });
+      try {
+        const result = await fresh.host.lint(await fresh.branch(), "use.go", {
+          content: `${USE_GO}\nvar n int = "x"\n`,
+        });
+        expect(result.partialReasons).toEqual([]);
+        expect(result.introduced.map((d) => d.message).join("\n")).toMatch(/cannot use "x"/);
+        expect(existsSync(goCache)).toBe(true);
+      } finally {
+        await fresh.close();
+        await cleanup(caches);
+      }
+    },
+  );
+});
+
 describe("Go with a dependency that is not downloaded", () => {
-  it.skipIf(!hasGopls)("says the lint is partial, with gopls' reason, instead of reporting nothing", async () => {
-    const broken = await SandboxedWorkspace.open(brokenRoot);
-    try {
-      const result = await broken.host.lint(await broken.branch(), "other.go", {
-        content: 'package main\n\nfunc other() int { var n int = "x"; return n }\n',
-      });
-      expect(result.partial).toBe(true);
-      expect(result.partialReasons.join("\n")).toMatch(/example\.invalid\/nothere/);
-      // The server is not restarted for it: it answered, the project is what cannot load.
-      expect(broken.host.status()[0]).toMatchObject({ crashes: 0, unresponsiveRestarts: 0 });
-    } finally {
-      await broken.close();
-    }
-  });
+  it.skipIf(!hasGopls)(
+    "says the lint is partial, with gopls' reason, instead of reporting nothing",
+    async () => {
+      const broken = await SandboxedWorkspace.open(brokenRoot);
+      try {
+        const result = await broken.host.lint(await broken.branch(), "other.go", {
+          content: 'package main\n\nfunc other() int { var n int = "x"; return n }\n',
+        });
+        expect(result.partial).toBe(true);
+        expect(result.partialReasons.join("\n")).toMatch(/example\.invalid\/nothere/);
+        // The server is not restarted for it: it answered, the project is what cannot load.
+        expect(broken.host.status()[0]).toMatchObject({ crashes: 0, unresponsiveRestarts: 0 });
+      } finally {
+        await broken.close();
+      }
+    },
+  );
 });
 
 describe("C (clangd)", () => {

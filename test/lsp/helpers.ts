@@ -92,7 +92,7 @@ export class SandboxedWorkspace {
     const env = options.env ?? process.env;
     const config = loadConfig({ workspaceRoot: root, env });
     const branch = await fork(root, { env });
-    const { launcher } = await branchLauncher(branch, config);
+    const { launcher } = await branchLauncher(branch, config, env);
     const host = new LspHost({ config: { ...config.lsp, ...options.config }, launcher, env });
     return new SandboxedWorkspace(root, host, branch, env);
   }

@@ -110,3 +110,39 @@ describe("Python (pyright)", () => {
     });
   });
 });
+
+describe("Python cross-file checks past the importer limit", () => {
+  it("checks the importers that use the edited function first, and names the ones skipped", async () => {
+    const many = `${dir}/many-importers`;
+    const files: Record<string, string> = {
+      "pyproject.toml": '[project]\nname = "pkg"\nversion = "0.1.0"\n',
+      "pkg/__init__.py": "",
+      "pkg/mathx.py":
+        "def add(a: int, b: int) -> int:\n    return a + b\n\n\ndef one() -> int:\n    return 1\n",
+    };
+    // Six importers (Python checks at most 4); by name, the one that calls add() would come last.
+    for (const name of ["a", "b", "c", "d", "e"])
+      files[`pkg/${name}_plain.py`] = "from pkg import mathx\n\nx = mathx.one()\n";
+    files["pkg/z_caller.py"] = "from pkg import mathx\n\ny: int = mathx.add(1, 2)\n";
+    await writeTree(many, files);
+    const workspace = await SandboxedWorkspace.open(many);
+    try {
+      const result = await workspace.host.lint(await workspace.branch(), "pkg/mathx.py", {
+        content: (files["pkg/mathx.py"] ?? "")
+          .replace("def add(a: int, b: int)", "def add(a: int)")
+          .replace("a + b", "a"),
+      });
+      expect(result.checkedFiles).toHaveLength(4);
+      expect(result.checkedFiles[0]).toBe("pkg/z_caller.py");
+      expect(result.skippedFiles).toHaveLength(2);
+      expect([...result.checkedFiles, ...result.skippedFiles].sort()).toEqual(
+        Object.keys(files)
+          .filter((path) => /_(plain|caller)\.py$/.test(path))
+          .sort(),
+      );
+      expect(result.otherFiles.map((f) => f.path)).toEqual(["pkg/z_caller.py"]);
+    } finally {
+      await workspace.close();
+    }
+  });
+});
