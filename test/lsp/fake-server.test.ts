@@ -97,7 +97,7 @@ describe("fake server", () => {
   });
 
   it("restarts a server that stopped answering", async () => {
-    const h = host(["--hang-on=textDocument/hover"], { config: { requestTimeoutMs: 150 } });
+    const h = host(["--hang-on=textDocument/hover"], { config: { requestTimeoutMs: 3000 } });
     const branch = new MemoryBranch("b1", root);
     await h.lint(branch, "a.fake");
     const pid = h.status()[0]?.pid;
