@@ -39,7 +39,6 @@ const { values } = parseArgs({
     minutes: { type: "string", default: "15" },
     languages: { type: "string", default: "python,typescript,go,go-cobra,c" },
     "rss-bound-mib": { type: "string", default: "2048" },
-    seed: { type: "string", default: "1" },
   },
 });
 const DURATION_MS = Number(values.minutes) * 60_000;
@@ -47,18 +46,6 @@ const RSS_BOUND = Number(values["rss-bound-mib"]);
 const OUT = join(ROOT, "bench", "out");
 const log = (/** @type {string} */ s) => process.stderr.write(`${s}\n`);
 const round = (/** @type {number} */ x) => Math.round(x);
-
-/** A small deterministic PRNG (mulberry32). @param {number} seed */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const EXTENSIONS = { python: /\.py$/, typescript: /\.ts$/, go: /\.go$/, c: /\.c$/ };
 
@@ -98,9 +85,11 @@ function identifierPositions(text) {
   return out;
 }
 
-/** @param {import("../lint/projects.mjs").Project} project @param {number} seed */
-async function soak(project, seed) {
-  const next = random(seed);
+/** The kinds of request, in turn: half lints, a quarter each definition and references. */
+const KINDS = ["lint", "definition", "lint", "references"];
+
+/** @param {import("../lint/projects.mjs").Project} project */
+async function soak(project) {
   const files = pickFiles(
     project.root,
     EXTENSIONS[/** @type {keyof typeof EXTENSIONS} */ (project.language)],
@@ -132,9 +121,9 @@ async function soak(project, seed) {
             .map(treeRssMiB)
             .filter((x) => !Number.isNaN(x)),
         );
-      const file = files[Math.floor(next() * files.length)] ?? files[0] ?? "";
-      const roll = next();
-      const kind = roll < 0.5 ? "lint" : roll < 0.75 ? "definition" : "references";
+      // Files and positions in a fixed, spread-out order (steps prime to the list lengths).
+      const file = files[(i * 7) % files.length] ?? "";
+      const kind = KINDS[i % KINDS.length] ?? "lint";
       const t = performance.now();
       try {
         if (kind === "lint") {
@@ -153,7 +142,7 @@ async function soak(project, seed) {
           }
         } else {
           const list = positions.get(file) ?? [];
-          const at = list[Math.floor(next() * list.length)];
+          const at = list[(i * 7919) % Math.max(1, list.length)];
           if (!at) continue;
           const position = { line: at.line, column: at.column };
           if (kind === "definition") await host.definition(branch, file, position);
@@ -223,7 +212,7 @@ for (const language of wanted) {
   else log(`${language}: no project available, skipped`);
 }
 log(`soak: ${values.minutes} min on ${projects.map((p) => p.name).join(", ")}, all at once`);
-const rows = await Promise.all(projects.map((project, k) => soak(project, Number(values.seed) + k)));
+const rows = await Promise.all(projects.map((project) => soak(project)));
 
 const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const ms = (/** @type {{n: number, p50: number, p95: number}} */ s) =>

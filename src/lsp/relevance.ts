@@ -5,7 +5,7 @@
 
 /** Declarations in TypeScript/JavaScript, Python, Go and C: the declared name is the last group. */
 const DECLARATION =
-  /^[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?(?:async[ \t]+)?(?:def|class|func|function\*?|interface|type|enum|struct|const|let|var|static)[ \t]+(?:\([^)\n]*\)[ \t]*)?\*?([A-Za-z_$][\w$]*)/gm;
+  /^[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?(?:async[ \t]+)?(?:def|class|func|function\*?|interface|type|enum|struct|const|let|var)[ \t]+(?:\([^)\n]*\)[ \t]*)?\*?([A-Za-z_$][\w$]*)/gm;
 /** A top-level assignment (Python module constants, `X = ...`). */
 const ASSIGNMENT = /^([A-Za-z_][\w]*)[ \t]*(?::[^=\n]*)?=(?!=)/gm;
 /** A C-style function definition or prototype at the start of a line: `int name(`. */
