@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { formatLint } from "../../src/cli/lint-command.js";
 import { fork } from "../../src/shadow/index.js";
 import { umbraSync } from "../helpers/cli.js";
 import { cleanup, copyExamples, fingerprint, tempDir } from "../helpers/workspace.js";
@@ -139,6 +140,28 @@ describe("umbra lint", () => {
     expect(unknown.stderr).toMatch(/no language server/);
     const badContent = umbra(["lint", "billing/invoice.ts", "--root", root, "--content", join(root, "nope")]);
     expect(badContent.code).toBe(2);
+  });
+});
+
+describe("formatLint", () => {
+  it("names the files checked and skipped, and why a result is partial", () => {
+    const text = formatLint({
+      path: "a.py",
+      language: "python",
+      diagnostics: [],
+      introduced: [],
+      otherFiles: [],
+      checkedFiles: ["b.py", "c.py"],
+      skippedFiles: ["d.py", "e.py"],
+      partial: true,
+      partialReasons: ["errors loading workspace: missing go.sum entry"],
+      version: 2,
+      elapsedMs: 12,
+    });
+    expect(text).toMatch(
+      /^checked 2 other file\(s\); skipped 2 importer\(s\) past the limit: d\.py, e\.py$/m,
+    );
+    expect(text).toMatch(/^partial: errors loading workspace: missing go\.sum entry$/m);
   });
 });
 
