@@ -1,11 +1,14 @@
 import { spawnSync } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { formatLint } from "../../src/cli/lint-command.js";
 import { fork } from "../../src/shadow/index.js";
 import { umbraSync } from "../helpers/cli.js";
 import { cleanup, copyExamples, fingerprint, tempDir } from "../helpers/workspace.js";
+
+// Each CLI call may wait up to two minutes for a server on a loaded machine.
+vi.setConfig({ testTimeout: 600_000 });
 
 let home: string;
 let root: string;
@@ -19,6 +22,13 @@ beforeEach(async () => {
   home = await tempDir("lint-home");
   root = await copyExamples();
   env = { ...process.env, UMBRA_HOME: home, XDG_CONFIG_HOME: join(home, "config") };
+  // A loaded machine may take far longer than the defaults to settle a lint (the user's own settings;
+  // below the 120 s after which the test helper kills a command).
+  await mkdir(join(home, "config", "umbra"), { recursive: true });
+  await writeFile(
+    join(home, "config", "umbra", "config.json"),
+    JSON.stringify({ lsp: { requestTimeoutMs: 90_000, lintTimeoutMs: 100_000 } }),
+  );
 });
 afterEach(async () => {
   await cleanup(home, join(root, ".."));

@@ -2,10 +2,12 @@ import { existsSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { which } from "../../src/lsp/registry.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
-import { SandboxedWorkspace, writeTree } from "./helpers.js";
+import { REAL_SERVER_TEST_TIMEOUTS, SandboxedWorkspace, writeTree } from "./helpers.js";
+
+vi.setConfig(REAL_SERVER_TEST_TIMEOUTS);
 
 const hasGopls = which("gopls") !== undefined && which("go") !== undefined;
 const hasClangd = which("clangd") !== undefined;

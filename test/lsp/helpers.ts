@@ -65,6 +65,12 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promi
   }
 }
 
+/** Timeouts for tests of real servers, generous enough for a heavily loaded machine. */
+export const LOADED_MACHINE: Partial<LspConfig> = { requestTimeoutMs: 120_000, lintTimeoutMs: 180_000 };
+
+/** For vi.setConfig in test files of real servers: a test may wait that long for a server. */
+export const REAL_SERVER_TEST_TIMEOUTS = { testTimeout: 600_000, hookTimeout: 300_000 };
+
 /**
  * Language servers as the product runs them (`umbra lint`, the agent): one host whose servers start in
  * a shadow branch of `root` through the sandboxed branch launcher. `branch()` forks further branches of
@@ -93,7 +99,13 @@ export class SandboxedWorkspace {
     const config = loadConfig({ workspaceRoot: root, env });
     const branch = await fork(root, { env });
     const { launcher } = await branchLauncher(branch, config, env);
-    const host = new LspHost({ config: { ...config.lsp, ...options.config }, launcher, env });
+    // A loaded machine may take far longer than the defaults to settle a lint: results must not come
+    // back partial for it.
+    const host = new LspHost({
+      config: { ...config.lsp, ...LOADED_MACHINE, ...options.config },
+      launcher,
+      env,
+    });
     return new SandboxedWorkspace(root, host, branch, env);
   }
 

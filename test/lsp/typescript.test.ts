@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { LspHost } from "../../src/lsp/host.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
-import { SandboxedWorkspace, writeTree } from "./helpers.js";
+import { REAL_SERVER_TEST_TIMEOUTS, SandboxedWorkspace, writeTree } from "./helpers.js";
+
+vi.setConfig(REAL_SERVER_TEST_TIMEOUTS);
 
 const MATH = `export function add(a: number, b: number): number {
   return a + b;
