@@ -8,7 +8,7 @@
  * Checked for every answer: the branch's own names are there (its change in `diagnostics`, the request's
  * edit as the only `introduced` one) and no other branch's name appears anywhere in it.
  * Baseline in the same run: one server per branch, measured for a few branches (start time, memory).
- * Usage: node bench/branches/run.mjs [--branches 100] [--requests 2] [--python-requests 1]
+ * Usage: node bench/branches/run.mjs [--branches 100] [--requests 2] [--python-requests 1] [--lint-timeout-ms N]
  *        [--languages typescript,python] [--baseline 3] [--cross-file typescript,python]
  * `--cross-file` lists the languages whose lints also check the edited file's importers; `--name` names
  * the output files (default "branches").
@@ -23,6 +23,7 @@ import { peakRssMiB, percentile, pythonProject, ROOT, typescriptProject } from "
 
 const { values } = parseArgs({
   options: {
+    "lint-timeout-ms": { type: "string" },
     branches: { type: "string", default: "100" },
     requests: { type: "string", default: "2" },
     "python-requests": { type: "string", default: "1" },
@@ -62,7 +63,7 @@ async function measure(project, files, syntax, requests) {
   // The servers run in one shadow branch through the product's sandboxed launcher; every benchmark
   // branch is a real fork of the project with its edit held in memory, served by those servers.
   let t = performance.now();
-  const product = await productHost(project.root);
+  const product = await productHost(project.root, { lintTimeoutMs: values["lint-timeout-ms"] });
   const { host } = product;
   const bases = new Map(files.map((f) => [f, readFileSync(join(project.root, f), "utf8")]));
   const branches = [];
@@ -85,6 +86,7 @@ async function measure(project, files, syntax, requests) {
   /** @type {Map<number, number>} */
   const firstAnswer = new Map();
   let contaminated = 0;
+  let errors = 0;
   let wrong = 0;
   let partial = 0;
   t = performance.now();
@@ -94,10 +96,14 @@ async function measure(project, files, syntax, requests) {
       Array.from({ length: requests }, async (_, r) => {
         const submitted = performance.now();
         const content = `${branches[k]?.edited}${syntax.req(k, r)}\n`;
-        const result = await host.lint(branch, file, {
-          content,
-          crossFile: CROSS_FILE.has(project.language),
-        });
+        let result;
+        try {
+          result = await host.lint(branch, file, { content, crossFile: CROSS_FILE.has(project.language) });
+        } catch (error) {
+          errors++;
+          if (errors <= 3) log(`  lint failed for branch ${k}: ${/** @type {Error} */ (error).message}`);
+          return;
+        }
         const done = performance.now();
         latencies.push(done - submitted);
         if (!firstAnswer.has(k)) firstAnswer.set(k, done - started);
@@ -135,6 +141,8 @@ async function measure(project, files, syntax, requests) {
     serverPeakMiB: memory.peak(),
     openDocuments: host.status()[0]?.openDocuments ?? 0,
     crashes: host.status()[0]?.crashes ?? 0,
+    restarts: Math.max(0, (host.status()[0]?.starts ?? 1) - 1),
+    errors,
     contaminated,
     wrong,
     partial,
@@ -149,7 +157,7 @@ async function measure(project, files, syntax, requests) {
   for (let k = 0; k < BASELINE; k++) {
     const { file, edited } = branches[k] ?? branches[0];
     const s = performance.now();
-    const own = await productHost(project.root);
+    const own = await productHost(project.root, { lintTimeoutMs: values["lint-timeout-ms"] });
     const ownMemory = rssSampler(
       () => own.host.status().map((/** @type {{pid?: number}} */ st) => st.pid),
       100,
@@ -220,14 +228,14 @@ const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join("
 const lines = [
   `Host process peak RSS ${round(peakRssMiB(process.pid))} MiB. Load average at the end: ${load}.`,
   "",
-  "| language | project | cross-file checks | branches × requests | wall | requests/s | latency p50 / p95 | first answer per branch p50 / max | server peak RSS (tree) | contaminated | wrong | partial | crashes | baseline: own server per branch (start p50, RSS each → ×N) |",
-  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+  "| language | project | cross-file checks | branches × requests | wall | requests/s | latency p50 / p95 | first answer per branch p50 / max | server peak RSS (tree) | contaminated | wrong | partial | errors | crashes / restarts | baseline: own server per branch (start p50, RSS each → ×N) |",
+  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
 ];
 for (const row of rows) {
   lines.push(
     `| ${row.language} | ${row.project} | ${row.crossFile ? "importers (≤16)" : "off"} | ${row.branches} × ${row.requests / row.branches} | ${(row.wallMs / 1000).toFixed(1)} s | ` +
       `**${row.perSecond.toFixed(1)}** | ${round(row.p50)} / ${round(row.p95)} ms | ${round(row.firstAnswerP50)} / ${round(row.firstAnswerMax)} ms | ` +
-      `${round(row.serverPeakMiB)} MiB | ${row.contaminated} | ${row.wrong} | ${row.partial} | ${row.crashes} | ` +
+      `${round(row.serverPeakMiB)} MiB | ${row.contaminated} | ${row.wrong} | ${row.partial} | ${row.errors} | ${row.crashes} / ${row.restarts} | ` +
       (row.baseline.servers > 0
         ? `${round(row.baseline.startP50)} ms, ${round(row.baseline.rssPerServerMiB)} MiB → ${(row.baseline.rssFor100MiB / 1024).toFixed(1)} GiB |`
         : "not measured |"),

@@ -21,14 +21,17 @@ mkdirSync(process.env.UMBRA_HOME, { recursive: true, mode: 0o700 });
 /**
  * A host whose servers start in a shadow branch of `root` through the branch launcher.
  * `fork()` makes further branches of the same workspace (served by the same servers).
+ * `lintTimeoutMs` (the --lint-timeout-ms flag of the benchmarks) overrides `lsp.lintTimeoutMs` (15 s):
+ * a loaded machine may need more.
  * @param {string} root
- * @param {{ lsp?: Record<string, unknown> }} [options]
+ * @param {{ lintTimeoutMs?: string | number }} [options]
  */
 export async function productHost(root, options = {}) {
   const config = loadConfig({ workspaceRoot: root });
   const branch = await fork(root);
   const { launcher } = await branchLauncher(branch, config);
-  const host = new LspHost({ config: { ...config.lsp, ...options.lsp }, launcher });
+  const lsp = options.lintTimeoutMs ? { lintTimeoutMs: Number(options.lintTimeoutMs) } : {};
+  const host = new LspHost({ config: { ...config.lsp, ...lsp }, launcher });
   /** @type {any[]} */
   const forks = [];
   return {

@@ -11,7 +11,7 @@
  *          then a fixed 2 s wait before reading its diagnostics (the last ones pushed, or pulled when
  *          the server only offers pull diagnostics, as tsc --lsp does).
  * Every result is checked: the undeclared name must be reported as introduced exactly when added.
- * Usage: node bench/lint/run.mjs [--iterations N] [--naive N] [--languages typescript,python,go,c]
+ * Usage: node bench/lint/run.mjs [--iterations N] [--naive N] [--lint-timeout-ms N] [--languages typescript,python,go,c]
  * Needs `npm run build` first (dist/ and the sandbox helper). Writes bench/out/lint.{json,md}.
  */
 import { spawn } from "node:child_process";
@@ -34,6 +34,7 @@ import {
 
 const { values } = parseArgs({
   options: {
+    "lint-timeout-ms": { type: "string" },
     iterations: { type: "string", default: "30" },
     naive: { type: "string", default: "5" },
     languages: { type: "string", default: "typescript,python,go,c" },
@@ -54,7 +55,7 @@ const edited = (base, line) => `${base.endsWith("\n") ? base : `${base}\n`}${lin
 /** @param {import("./projects.mjs").Project} project */
 async function measureUmbra(project) {
   let t = performance.now();
-  const product = await productHost(project.root);
+  const product = await productHost(project.root, { lintTimeoutMs: values["lint-timeout-ms"] });
   const { host, branch } = product;
   const memory = rssSampler(() => host.status().map((/** @type {{pid?: number}} */ s) => s.pid));
   const base = readFileSync(join(project.root, project.file), "utf8");

@@ -7,7 +7,8 @@
  *   50 % lint of a one-line edit of one of ten files (every other edit adds an undeclared name), with
  *        cross-file checks; 25 % definition and 25 % references at an identifier of such a file.
  * Reported per language: requests, crashes (must be 0), restarts (server starts after the first,
- * unresponsive restarts), errors, partial lints (with the servers' reasons), wrong lints (the undeclared
+ * unresponsive restarts), failures (timeouts, a server gone), refusals (the server answered with an
+ * error, e.g. "no identifier found" or gopls' "no package metadata" for a project it cannot load), partial lints (with the servers' reasons), wrong lints (the undeclared
  * name missing, or reported when absent, in a lint that is not partial), p50/p95 latency per kind, and
  * the server's resident memory (its whole process tree, sampled every 5 s) after the first minute, at
  * the end and at its peak, against the stated bound (--rss-bound-mib, default 2048 per server).
@@ -15,7 +16,7 @@
  * from the fetched mirrors under ../.mirror; Go's own encoding/json as a module, and cobra (whose
  * dependencies are not downloaded: gopls cannot load it, every lint must say so).
  * Usage: node bench/soak/run.mjs [--minutes 15] [--languages python,typescript,go,go-cobra,c]
- *        [--rss-bound-mib 2048]
+ *        [--rss-bound-mib 2048] [--lint-timeout-ms N]
  * Needs `npm run build` first. Writes bench/out/soak.{json,md}.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -36,6 +37,7 @@ import {
 
 const { values } = parseArgs({
   options: {
+    "lint-timeout-ms": { type: "string" },
     minutes: { type: "string", default: "15" },
     languages: { type: "string", default: "python,typescript,go,go-cobra,c" },
     "rss-bound-mib": { type: "string", default: "2048" },
@@ -78,7 +80,11 @@ function identifierPositions(text) {
   const out = [];
   text.split("\n").forEach((line, i) => {
     if (/^\s*(#|\/\/|\/?\*)/.test(line)) return;
-    for (const m of line.matchAll(/[A-Za-z_]\w{3,}/g)) {
+    // Code only: not after a line comment, not inside a string (an even number of quotes before).
+    const code = line.split(/\s(?:#|\/\/)/)[0] ?? "";
+    for (const m of code.matchAll(/[A-Za-z_]\w{3,}/g)) {
+      const before = code.slice(0, m.index ?? 0);
+      if ((before.match(/["'`]/g)?.length ?? 0) % 2 === 1) continue;
       if ((counts.get(m[0]) ?? 0) >= 2) out.push({ line: i + 1, column: (m.index ?? 0) + 1, word: m[0] });
     }
   });
@@ -96,7 +102,7 @@ async function soak(project) {
   );
   const texts = new Map(files.map((f) => [f, readFileSync(join(project.root, f), "utf8")]));
   const positions = new Map(files.map((f) => [f, identifierPositions(texts.get(f) ?? "")]));
-  const product = await productHost(project.root);
+  const product = await productHost(project.root, { lintTimeoutMs: values["lint-timeout-ms"] });
   const { host, branch } = product;
   const pids = () => host.status().map((/** @type {{pid?: number}} */ s) => s.pid);
   const memory = rssSampler(pids, 5000);
@@ -220,13 +226,16 @@ const ms = (/** @type {{n: number, p50: number, p95: number}} */ s) =>
 const lines = [
   `${values.minutes} min per language, all languages at once; RSS bound ${RSS_BOUND} MiB per server. Load average at the end: ${load}.`,
   "",
-  "| language | project | server | requests | crashes | restarts | errors | partial lints | wrong lints | lint p50 / p95 (n) | definition p50 / p95 (n) | references p50 / p95 (n) | server RSS 1 min / end / peak | within bound |",
-  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+  "| language | project | server | requests | crashes | restarts | failures | refusals | partial lints | wrong lints | lint p50 / p95 (n) | definition p50 / p95 (n) | references p50 / p95 (n) | server RSS 1 min / end / peak | within bound |",
+  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
 ];
 for (const row of rows) {
-  const errorCount = Object.values(row.errors).reduce((n, x) => n + x, 0);
+  const count = (/** @type {boolean} */ refused) =>
+    Object.entries(row.errors)
+      .filter(([key]) => key.endsWith("server-error") === refused)
+      .reduce((n, [, x]) => n + x, 0);
   lines.push(
-    `| ${row.language} | ${row.project} | ${row.server} | ${row.requests} | **${row.crashes}** | ${row.restarts} | ${errorCount} | ${row.partial} | ${row.wrong} | ` +
+    `| ${row.language} | ${row.project} | ${row.server} | ${row.requests} | **${row.crashes}** | ${row.restarts} | ${count(false)} | ${count(true)} | ${row.partial} | ${row.wrong} | ` +
       `${ms(row.lint)} | ${ms(row.definition)} | ${ms(row.references)} | ` +
       `${round(row.rssAfterMinuteMiB)} / ${round(row.rssEndMiB)} / ${round(row.rssPeakMiB)} MiB | ${row.rssPeakMiB <= RSS_BOUND ? "yes" : "**no**"} |`,
   );

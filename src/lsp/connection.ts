@@ -91,6 +91,8 @@ interface Pending {
 export class LspConnection {
   private readonly pending = new Set<Pending>();
   private stderr = "";
+  /** When the server last wrote to its stdout (epoch ms). */
+  private lastHeard = 0;
   private exitError: LspError | undefined;
   private stopping = false;
   private readonly exitListeners: ((error: LspError) => void)[] = [];
@@ -175,6 +177,9 @@ export class LspConnection {
 
   private wire(): void {
     const { child, rpc, options } = this;
+    child.stdout?.on("data", () => {
+      this.lastHeard = Date.now();
+    });
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (chunk: string) => {
       this.stderr += chunk;
@@ -287,6 +292,11 @@ export class LspConnection {
       this.registrationListeners.add(listener);
       this.onExitEvent(() => done(false));
     });
+  }
+
+  /** Whether the server wrote anything (an answer, a notification, a request) at or after `since`. */
+  heardSince(since: number): boolean {
+    return this.lastHeard >= since;
   }
 
   get alive(): boolean {

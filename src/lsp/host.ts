@@ -516,12 +516,13 @@ export class LspHost {
     return entry.scheduler.run(source.id, async () => {
       const connection = await entry.server.ensure();
       entry.attach(connection);
+      const started = Date.now();
       try {
         const result = await job(connection);
-        entry.server.recordOutcome(answered(result));
+        entry.server.recordOutcome(answered(result), started);
         return result;
       } catch (error) {
-        if (isLspError(error, "timeout")) entry.server.recordOutcome(false);
+        if (isLspError(error, "timeout")) entry.server.recordOutcome(false, started);
         throw error;
       }
     });

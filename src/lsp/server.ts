@@ -108,14 +108,16 @@ export class LanguageServer {
 
   /**
    * Records whether a job got its answers in time. After `limit` jobs in a row that timed out (or
-   * settled only partially), the server is considered stuck: it is killed and the next use starts a
-   * fresh one.
+   * settled only partially) without the server writing anything since `since` (epoch ms, the job's
+   * start), the server is considered stuck: it is killed and the next use starts a fresh one. A server
+   * that kept talking is slow, not stuck (a loaded machine): killing it would only add a cold start.
    */
-  recordOutcome(answered: boolean, limit = 3): void {
+  recordOutcome(answered: boolean, since?: number, limit = 3): void {
     if (answered) {
       this.strikes = 0;
       return;
     }
+    if (since !== undefined && this.connection?.heardSince(since)) return;
     this.strikes++;
     if (this.strikes >= limit && this.connection?.alive) {
       this.strikes = 0;

@@ -111,6 +111,22 @@ describe("fake server", () => {
     expect(h.status()[0]?.starts).toBe(2);
   });
 
+  it("does not restart a slow server that keeps talking (a loaded machine)", async () => {
+    const h = host(["--hang-on=textDocument/hover"], { config: { requestTimeoutMs: 3000 } });
+    const branch = new MemoryBranch("b1", root);
+    await h.lint(branch, "a.fake");
+    const pid = h.status()[0]?.pid;
+    for (let i = 0; i < 4; i++) {
+      // Each hover sends new content, which the server answers with diagnostics before the hover hangs.
+      const content = `ERROR(slow${i})\n`;
+      const error = await h
+        .hover(branch, "a.fake", { line: 1, column: 1 }, { content })
+        .catch((e: unknown) => e);
+      expect(isLspError(error, "timeout")).toBe(true);
+    }
+    expect(h.status()[0]).toMatchObject({ pid, unresponsiveRestarts: 0, starts: 1 });
+  });
+
   it("kills an idle server and starts it again when needed", async () => {
     const h = host([], { config: { idleMinutes: 0.3 / 60 } });
     const branch = new MemoryBranch("b1", root);
