@@ -8,26 +8,22 @@
  * Checked for every answer: the branch's own names are there (its change in `diagnostics`, the request's
  * edit as the only `introduced` one) and no other branch's name appears anywhere in it.
  * Baseline in the same run: one server per branch, measured for a few branches (start time, memory).
- * Usage: node bench/branches/run.mjs [--branches 100] [--requests 2] [--python-requests 1]
+ * Usage: node bench/branches/run.mjs [--branches 100] [--requests 2] [--python-requests 1] [--lint-timeout-ms N]
  *        [--languages typescript,python] [--baseline 3] [--cross-file typescript,python]
  * `--cross-file` lists the languages whose lints also check the edited file's importers; `--name` names
  * the output files (default "branches").
- * Needs `npx tsc -p tsconfig.build.json` first. Writes bench/out/<name>.{json,md}.
+ * Servers start as the product starts them (a shadow branch, the sandboxed branch launcher); every
+ * benchmark branch is a real fork of the project. Needs `npm run build` first. Writes bench/out/<name>.{json,md}.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import {
-  peakRssMiB,
-  percentile,
-  pythonProject,
-  ROOT,
-  treeRssMiB,
-  typescriptProject,
-} from "../lint/projects.mjs";
+import { productHost, rssSampler } from "../lint/product.mjs";
+import { peakRssMiB, percentile, pythonProject, ROOT, typescriptProject } from "../lint/projects.mjs";
 
 const { values } = parseArgs({
   options: {
+    "lint-timeout-ms": { type: "string" },
     branches: { type: "string", default: "100" },
     requests: { type: "string", default: "2" },
     "python-requests": { type: "string", default: "1" },
@@ -41,31 +37,8 @@ const BRANCHES = Number(values.branches);
 const BASELINE = Number(values.baseline);
 const CROSS_FILE = new Set((values["cross-file"] ?? "").split(","));
 const OUT = join(ROOT, "bench", "out");
-const { LspHost } = await import(join(ROOT, "dist", "lsp", "host.js"));
 const log = (/** @type {string} */ s) => process.stderr.write(`${s}\n`);
 const round = (/** @type {number} */ x) => Math.round(x);
-
-/** A branch in memory: the project plus overrides. */
-class Branch {
-  /** @param {string} id @param {string} root @param {Record<string, string>} overrides */
-  constructor(id, root, overrides) {
-    this.id = id;
-    this.workspaceRoot = root;
-    this.overrides = overrides;
-  }
-  /** @param {string} rel */
-  async readText(rel) {
-    if (rel in this.overrides) return this.overrides[rel];
-    try {
-      return readFileSync(join(this.workspaceRoot, rel), "utf8");
-    } catch {
-      return undefined;
-    }
-  }
-  async changes() {
-    return Object.keys(this.overrides).map((path) => ({ path, kind: /** @type {const} */ ("modified") }));
-  }
-}
 
 /** Ten mid-size files of the project to edit (sorted, skipping tiny ones). @param {string} root @param {string} dir @param {string} ext */
 function pickFiles(root, dir, ext) {
@@ -87,30 +60,33 @@ function pickFiles(root, dir, ext) {
 
 /** @param {{ language: string, root: string, name: string }} project @param {string[]} files @param {{ tag: (k: number) => string, req: (k: number, r: number) => string, names: RegExp }} syntax @param {number} requests */
 async function measure(project, files, syntax, requests) {
-  const host = new LspHost();
-  const bases = new Map(files.map((f) => [f, readFileSync(join(project.root, f), "utf8")]));
-  const branches = Array.from({ length: BRANCHES }, (_, k) => {
-    const file = files[k % files.length] ?? "";
-    return {
-      k,
-      file,
-      branch: new Branch(`b${k}`, project.root, { [file]: `${bases.get(file)}${syntax.tag(k)}\n` }),
-    };
-  });
-  // Warm the server up (start, project load) outside the measurement.
+  // The servers run in one shadow branch through the product's sandboxed launcher; every benchmark
+  // branch is a real fork of the project with its edit held in memory, served by those servers.
   let t = performance.now();
-  await host.lint(new Branch("warmup", project.root, {}), files[0] ?? "");
+  const product = await productHost(project.root, { lintTimeoutMs: values["lint-timeout-ms"] });
+  const { host } = product;
+  const bases = new Map(files.map((f) => [f, readFileSync(join(project.root, f), "utf8")]));
+  const branches = [];
+  for (let k = 0; k < BRANCHES; k++) {
+    const file = files[k % files.length] ?? "";
+    const branch = await product.fork();
+    const edited = `${bases.get(file)}${syntax.tag(k)}\n`;
+    branch.write(file, edited);
+    branches.push({ k, file, branch, edited });
+  }
+  const forkMs = performance.now() - t;
+  log(`  ${BRANCHES} forks in ${round(forkMs)} ms`);
+  // Warm the server up (start, project load) outside the measurement.
+  t = performance.now();
+  await host.lint(product.branch, files[0] ?? "");
   const coldMs = performance.now() - t;
-  const serverPid = host.status()[0]?.pid;
-  let peakTree = treeRssMiB(serverPid);
-  const sampler = setInterval(() => {
-    peakTree = Math.max(peakTree, treeRssMiB(serverPid));
-  }, 100);
+  const memory = rssSampler(() => host.status().map((/** @type {{pid?: number}} */ s) => s.pid), 100);
   /** @type {number[]} */
   const latencies = [];
   /** @type {Map<number, number>} */
   const firstAnswer = new Map();
   let contaminated = 0;
+  let errors = 0;
   let wrong = 0;
   let partial = 0;
   t = performance.now();
@@ -119,11 +95,15 @@ async function measure(project, files, syntax, requests) {
     branches.flatMap(({ k, file, branch }) =>
       Array.from({ length: requests }, async (_, r) => {
         const submitted = performance.now();
-        const content = `${branch.overrides[file]}${syntax.req(k, r)}\n`;
-        const result = await host.lint(branch, file, {
-          content,
-          crossFile: CROSS_FILE.has(project.language),
-        });
+        const content = `${branches[k]?.edited}${syntax.req(k, r)}\n`;
+        let result;
+        try {
+          result = await host.lint(branch, file, { content, crossFile: CROSS_FILE.has(project.language) });
+        } catch (error) {
+          errors++;
+          if (errors <= 3) log(`  lint failed for branch ${k}: ${/** @type {Error} */ (error).message}`);
+          return;
+        }
         const done = performance.now();
         latencies.push(done - submitted);
         if (!firstAnswer.has(k)) firstAnswer.set(k, done - started);
@@ -142,7 +122,7 @@ async function measure(project, files, syntax, requests) {
     ),
   );
   const wallMs = performance.now() - t;
-  clearInterval(sampler);
+  memory.stop();
   const firsts = [...firstAnswer.values()];
   const result = {
     language: project.language,
@@ -151,33 +131,44 @@ async function measure(project, files, syntax, requests) {
     branches: BRANCHES,
     requests: BRANCHES * requests,
     coldMs,
+    forkMs,
     wallMs,
     perSecond: (BRANCHES * requests) / (wallMs / 1000),
     p50: percentile(latencies, 50),
     p95: percentile(latencies, 95),
     firstAnswerP50: percentile(firsts, 50),
     firstAnswerMax: Math.max(...firsts),
-    serverPeakMiB: Math.max(peakRssMiB(serverPid), peakTree),
+    serverPeakMiB: memory.peak(),
     openDocuments: host.status()[0]?.openDocuments ?? 0,
+    crashes: host.status()[0]?.crashes ?? 0,
+    restarts: Math.max(0, (host.status()[0]?.starts ?? 1) - 1),
+    errors,
     contaminated,
     wrong,
     partial,
   };
-  await host.shutdown();
+  await product.close();
 
-  // Baseline: one server per branch, for a few branches.
+  // Baseline: one server per branch (its own shadow branch and sandboxed server), for a few branches.
   /** @type {number[]} */
   const starts = [];
   /** @type {number[]} */
   const rss = [];
   for (let k = 0; k < BASELINE; k++) {
-    const own = new LspHost();
-    const { branch, file } = branches[k] ?? branches[0];
+    const { file, edited } = branches[k] ?? branches[0];
     const s = performance.now();
-    await own.lint(branch, file, { content: `${branch.overrides[file]}${syntax.req(k, 0)}\n` });
+    const own = await productHost(project.root, { lintTimeoutMs: values["lint-timeout-ms"] });
+    const ownMemory = rssSampler(
+      () => own.host.status().map((/** @type {{pid?: number}} */ st) => st.pid),
+      100,
+    );
+    own.branch.write(file, edited);
+    await own.host.lint(own.branch, file, { content: `${edited}${syntax.req(k, 0)}\n` });
     starts.push(performance.now() - s);
-    rss.push(peakRssMiB(own.status()[0]?.pid));
-    await own.shutdown();
+    ownMemory.sample();
+    ownMemory.stop();
+    rss.push(ownMemory.peak());
+    await own.close();
   }
   const meanRss = rss.reduce((a, b) => a + b, 0) / Math.max(1, rss.length);
   return {
@@ -237,14 +228,14 @@ const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join("
 const lines = [
   `Host process peak RSS ${round(peakRssMiB(process.pid))} MiB. Load average at the end: ${load}.`,
   "",
-  "| language | project | cross-file checks | branches × requests | wall | requests/s | latency p50 / p95 | first answer per branch p50 / max | server peak RSS | contaminated | wrong | partial | baseline: own server per branch (start p50, RSS each → ×N) |",
-  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+  "| language | project | cross-file checks | branches × requests | wall | requests/s | latency p50 / p95 | first answer per branch p50 / max | server peak RSS (tree) | contaminated | wrong | partial | errors | crashes / restarts | baseline: own server per branch (start p50, RSS each → ×N) |",
+  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
 ];
 for (const row of rows) {
   lines.push(
     `| ${row.language} | ${row.project} | ${row.crossFile ? "importers (≤16)" : "off"} | ${row.branches} × ${row.requests / row.branches} | ${(row.wallMs / 1000).toFixed(1)} s | ` +
       `**${row.perSecond.toFixed(1)}** | ${round(row.p50)} / ${round(row.p95)} ms | ${round(row.firstAnswerP50)} / ${round(row.firstAnswerMax)} ms | ` +
-      `${round(row.serverPeakMiB)} MiB | ${row.contaminated} | ${row.wrong} | ${row.partial} | ` +
+      `${round(row.serverPeakMiB)} MiB | ${row.contaminated} | ${row.wrong} | ${row.partial} | ${row.errors} | ${row.crashes} / ${row.restarts} | ` +
       (row.baseline.servers > 0
         ? `${round(row.baseline.startP50)} ms, ${round(row.baseline.rssPerServerMiB)} MiB → ${(row.baseline.rssFor100MiB / 1024).toFixed(1)} GiB |`
         : "not measured |"),

@@ -162,6 +162,56 @@ export function cProject() {
   return project;
 }
 
+/**
+ * A fetched public repository (a bare git mirror under ../.mirror, brought by the session's `fetch`
+ * tool; never committed) laid out under bench/.work/lsp-projects/, or undefined when it is absent.
+ * @param {{ mirror: string, name: string, language: string, file: string, ext: RegExp,
+ *   line: (i: number) => string, undeclared: (i: number) => string, paths?: string[] }} spec
+ * @returns {Project | undefined}
+ */
+export function mirrorProject(spec) {
+  const git = join(MIRRORS, spec.mirror, "repo");
+  if (!existsSync(git)) return undefined;
+  const root = join(PROJECTS, `${spec.language}-${spec.name}`);
+  rmSync(root, { recursive: true, force: true });
+  archive(git, root, spec.paths);
+  return {
+    language: spec.language,
+    name: `${spec.name} (${spec.language})`,
+    root,
+    file: spec.file,
+    files: count(root, (n) => spec.ext.test(n)),
+    undeclared: spec.undeclared,
+    line: spec.line,
+  };
+}
+
+/** honojs/hono (TypeScript; its npm dependencies are not installed). */
+export function honoProject() {
+  return mirrorProject({
+    mirror: "honojs+hono",
+    name: "hono",
+    language: "typescript",
+    file: "src/hono-base.ts",
+    ext: /\.tsx?$/,
+    undeclared: (i) => `notDeclared${i}`,
+    line: (i) => `export const benchEdit${i} = ${i % 2 === 0 ? i : `notDeclared${i}`};`,
+  });
+}
+
+/** spf13/cobra (Go; its module dependencies are not downloaded, so gopls cannot load it fully). */
+export function cobraProject() {
+  return mirrorProject({
+    mirror: "spf13+cobra",
+    name: "cobra",
+    language: "go",
+    file: "command.go",
+    ext: /\.go$/,
+    undeclared: (i) => `notDeclared${i}`,
+    line: (i) => `var benchEdit${i} = ${i % 2 === 0 ? i : `notDeclared${i}`}`,
+  });
+}
+
 /** @param {number[]} xs @param {number} p */
 export function percentile(xs, p) {
   const sorted = [...xs].sort((a, b) => a - b);

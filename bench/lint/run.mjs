@@ -2,7 +2,8 @@
 // @ts-check
 /**
  * Lint round-trip benchmark per language, next to a naive baseline measured in the same run.
- *   umbra: one LspHost; cold = the first lint of the file (server start and project load included);
+ *   umbra: one LspHost started as the product starts it (a shadow branch, the sandboxed branch
+ *          launcher: see product.mjs); cold = the first lint of the file (server start and project load included);
  *          warm = lint of a one-line edit (a different line each time, every other one introducing an
  *          undeclared name), through didChange and version-matched diagnostics, nothing written; first
  *          the file alone (`crossFile: false`), then with its importers checked for cross-file effects.
@@ -10,8 +11,8 @@
  *          then a fixed 2 s wait before reading its diagnostics (the last ones pushed, or pulled when
  *          the server only offers pull diagnostics, as tsc --lsp does).
  * Every result is checked: the undeclared name must be reported as introduced exactly when added.
- * Usage: node bench/lint/run.mjs [--iterations N] [--naive N] [--languages typescript,python,go,c]
- * Needs `npx tsc -p tsconfig.build.json` first. Writes bench/out/lint.{json,md}.
+ * Usage: node bench/lint/run.mjs [--iterations N] [--naive N] [--lint-timeout-ms N] [--languages typescript,python,go,c]
+ * Needs `npm run build` first (dist/ and the sandbox helper). Writes bench/out/lint.{json,md}.
  */
 import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -19,6 +20,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
+import { productHost, rssSampler } from "./product.mjs";
 import {
   cProject,
   goProject,
@@ -32,6 +34,7 @@ import {
 
 const { values } = parseArgs({
   options: {
+    "lint-timeout-ms": { type: "string" },
     iterations: { type: "string", default: "30" },
     naive: { type: "string", default: "5" },
     languages: { type: "string", default: "typescript,python,go,c" },
@@ -41,43 +44,29 @@ const ITERATIONS = Number(values.iterations);
 const NAIVE = Number(values.naive);
 const wantedLanguages = new Set((values.languages ?? "").split(","));
 const OUT = join(ROOT, "bench", "out");
-const { LspHost } = await import(join(ROOT, "dist", "lsp", "host.js"));
 const { Registry } = await import(join(ROOT, "dist", "lsp", "registry.js"));
 const log = (/** @type {string} */ s) => process.stderr.write(`${s}\n`);
 const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
 const round = (/** @type {number} */ x) => Math.round(x);
-
-/** A branch with no changes of its own: the project as it is. @param {string} root */
-function plainBranch(root) {
-  return {
-    id: "bench",
-    workspaceRoot: root,
-    readText: async (/** @type {string} */ rel) => {
-      try {
-        return readFileSync(join(root, rel), "utf8");
-      } catch {
-        return undefined;
-      }
-    },
-    changes: async () => [],
-  };
-}
 
 /** @param {string} base @param {string} line */
 const edited = (base, line) => `${base.endsWith("\n") ? base : `${base}\n`}${line}\n`;
 
 /** @param {import("./projects.mjs").Project} project */
 async function measureUmbra(project) {
-  const host = new LspHost();
-  const branch = plainBranch(project.root);
+  let t = performance.now();
+  const product = await productHost(project.root, { lintTimeoutMs: values["lint-timeout-ms"] });
+  const { host, branch } = product;
+  const memory = rssSampler(() => host.status().map((/** @type {{pid?: number}} */ s) => s.pid));
   const base = readFileSync(join(project.root, project.file), "utf8");
   try {
-    let t = performance.now();
     const first = await host.lint(branch, project.file);
     const coldMs = performance.now() - t;
     const status = host.status()[0];
     let correct = 0;
     let partial = 0;
+    /** @type {string[]} */
+    const partialReasons = [];
     let checked = 0;
     /** Lints ITERATIONS different one-line edits; returns their wall times. @param {boolean} crossFile @param {number} offset */
     const loop = async (crossFile, offset) => {
@@ -90,7 +79,10 @@ async function measureUmbra(project) {
           crossFile,
         });
         times.push(performance.now() - t);
-        if (result.partial) partial++;
+        if (result.partial) {
+          partial++;
+          partialReasons.push(...result.partialReasons);
+        }
         checked = Math.max(checked, result.checkedFiles.length);
         const names = result.introduced.map((/** @type {{message: string}} */ d) => d.message).join("\n");
         const ok =
@@ -104,7 +96,8 @@ async function measureUmbra(project) {
     };
     const fileOnly = await loop(false, 0);
     const withImporters = await loop(true, ITERATIONS);
-    const serverPid = host.status()[0]?.pid;
+    memory.sample();
+    const after = host.status()[0];
     return {
       server: status?.server ?? "?",
       coldMs,
@@ -116,10 +109,13 @@ async function measureUmbra(project) {
       checked,
       correct,
       partial,
-      serverPeakMiB: peakRssMiB(serverPid),
+      partialReasons: [...new Set(partialReasons)],
+      crashes: after?.crashes ?? 0,
+      serverPeakMiB: memory.peak(),
     };
   } finally {
-    await host.shutdown();
+    memory.stop();
+    await product.close();
   }
 }
 
@@ -226,23 +222,26 @@ const lines = [
   `Warm: ${ITERATIONS} one-line edits per mode and language; naive: ${NAIVE}. Host process peak RSS ${round(hostPeak)} MiB. ` +
     `Load average at the end: ${load}.`,
   "",
-  "| language | project (files) | server | cold first lint | warm p50 / p95, file only | warm p50 / p95, + importers (n) | correct | partial | server peak RSS | naive p50 (copy) | naive correct |",
-  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  "| language | project (files) | server | cold first lint | warm p50 / p95, file only | warm p50 / p95, + importers (n) | correct | partial | crashes | server peak RSS (tree) | naive p50 (copy) | naive correct |",
+  "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
 ];
 for (const row of rows) {
   if (!row.umbra) {
-    lines.push(`| ${row.language} | skipped: ${row.skipped} | | | | | | | | | |`);
+    lines.push(`| ${row.language} | skipped: ${row.skipped} | | | | | | | | | | |`);
     continue;
   }
   const { umbra, naive } = row;
   lines.push(
     `| ${row.language} | ${row.project} (${row.files}) | ${umbra.server} | ${round(umbra.coldMs)} ms | ` +
       `**${round(umbra.warmP50)}** / ${round(umbra.warmP95)} ms | **${round(umbra.crossP50)}** / ${round(umbra.crossP95)} ms (${umbra.checked}) | ` +
-      `${umbra.correct}/${2 * ITERATIONS} | ${umbra.partial} | ` +
+      `${umbra.correct}/${2 * ITERATIONS} | ${umbra.partial} | ${umbra.crashes} | ` +
       `${round(umbra.serverPeakMiB)} MiB | ${naive ? `${round(naive.p50)} ms (${round(naive.copyMs)} ms)` : "-"} | ` +
       `${naive ? `${naive.correct}/${NAIVE}` : "-"} |`,
   );
 }
+for (const row of rows)
+  if (row.umbra?.partialReasons.length)
+    lines.push("", `${row.language} partial: ${row.umbra.partialReasons.join("; ")}`);
 const table = lines.join("\n");
 console.log(table);
 mkdirSync(OUT, { recursive: true });

@@ -49,7 +49,7 @@ export function createToolContext(options: ContextOptions): AgentContext {
     if (options.lsp !== undefined) return Promise.resolve(options.lsp ?? undefined);
     lspPromise ??= (async () => {
       try {
-        const { launcher, warnings } = await branchLauncher(branch, config);
+        const { launcher, warnings } = await branchLauncher(branch, config, env);
         for (const warning of warnings) options.onWarning?.(warning);
         ownedHost = new LspHost({ config: config.lsp, launcher, env });
         return ownedHost;

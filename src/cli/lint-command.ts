@@ -56,11 +56,23 @@ export function formatLint(result: LintResult): string {
   lines.push(
     `${result.diagnostics.length} diagnostic(s) in ${result.path}, ${result.introduced.length} introduced` +
       (otherCount > 0 ? `; ${otherCount} introduced in ${result.otherFiles.length} other file(s)` : "") +
-      ` (${result.language}, ${Math.round(result.elapsedMs)} ms)` +
-      (result.partial ? " — partial: diagnostics did not settle before the timeout" : ""),
+      ` (${result.language}, ${Math.round(result.elapsedMs)} ms)`,
   );
+  if (result.checkedFiles.length > 0 || result.skippedFiles.length > 0) {
+    const skipped = result.skippedFiles;
+    lines.push(
+      `checked ${result.checkedFiles.length} other file(s)` +
+        (skipped.length > 0
+          ? `; skipped ${skipped.length} importer(s) past the limit: ${skipped.slice(0, 5).join(", ")}${skipped.length > 5 ? ", …" : ""}`
+          : ""),
+    );
+  }
+  for (const reason of result.partialReasons) lines.push(`partial: ${reason}`);
   return `${lines.join("\n")}\n`;
 }
+
+/** Exit status when no error was found but the result is partial: not a clean success (see README). */
+export const PARTIAL_EXIT_CODE = 3;
 
 /** Errors that fail the command: those the content introduced, or every error when linting as it is. */
 export function failingErrors(result: LintResult, withContent: boolean): number {
@@ -73,14 +85,14 @@ export function registerLint(program: Command): void {
   program
     .command("lint")
     .description(
-      "diagnostics of FILE from its language server, as if it held --content (nothing is written); exit 1 when errors are found (with --content: errors it introduced)",
+      "diagnostics of FILE from its language server, as if it held --content (nothing is written); exit 1 when errors are found (with --content: errors it introduced), 3 when none were but the result is partial (the server could not load the project, or did not settle in time)",
     )
     .argument("<file>", "the file to lint (relative to the current directory or to --root)")
     .option("--root <dir>", "workspace folder", ".")
     .option("--content <path>", "lint FILE as if it held this file's content; - reads it from stdin")
     .option(
       "--json",
-      "print the result as JSON: {path, language, diagnostics, introduced, otherFiles, partial, ...}",
+      "print the result as JSON: {path, language, diagnostics, introduced, otherFiles, checkedFiles, skippedFiles, partial, partialReasons, ...}",
     )
     .action(async (file: string, flags: LintFlags) => {
       const root = await resolveRoot(flags.root);
@@ -105,6 +117,7 @@ export function registerLint(program: Command): void {
         if (flags.json) printJson(result);
         else process.stdout.write(formatLint(result));
         if (failingErrors(result, content !== undefined) > 0) process.exitCode = 1;
+        else if (result.partial) process.exitCode = PARTIAL_EXIT_CODE;
       } finally {
         await host?.shutdown();
         await branch.discard();

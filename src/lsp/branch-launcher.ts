@@ -1,6 +1,6 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import type { UmbraConfig } from "../config/config.js";
 import { loadAdminPolicy, prepareSandbox, resolvePolicy } from "../sandbox/index.js";
@@ -18,10 +18,30 @@ const REPORT_FD = 4;
  * type-checking cache in `~/.cache/gopls`; without it every diagnostic comes back empty).
  */
 async function serverCaches(env: NodeJS.ProcessEnv): Promise<string[]> {
-  const cacheHome = env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache");
-  const dirs = [join(cacheHome, "gopls"), join(cacheHome, "clangd")];
+  const dirs = [join(cacheHome(env), "gopls"), join(cacheHome(env), "clangd")];
   await Promise.all(dirs.map((dir) => mkdir(dir, { recursive: true }).catch(() => undefined)));
   return dirs;
+}
+
+function cacheHome(env: NodeJS.ProcessEnv): string {
+  return env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME)
+    ? env.XDG_CACHE_HOME
+    : join(env.HOME || homedir(), ".cache");
+}
+
+/** Where the go command keeps its build cache (`go env GOCACHE`). */
+function goBuildCache(env: NodeJS.ProcessEnv): string {
+  return env.GOCACHE && isAbsolute(env.GOCACHE) ? env.GOCACHE : join(cacheHome(env), "go-build");
+}
+
+/** A build cache in the sandbox's private /tmp, for when the user's cannot be written. */
+const PRIVATE_GO_CACHE = "/tmp/umbra-go-build";
+
+async function isWritable(path: string, writableRoots: readonly string[]): Promise<boolean> {
+  const real = await realpath(path).catch(() => undefined);
+  return (
+    real !== undefined && writableRoots.some((root) => real === root || real.startsWith(`${root}${sep}`))
+  );
 }
 
 /**
@@ -33,24 +53,35 @@ async function serverCaches(env: NodeJS.ProcessEnv): Promise<string[]> {
 export async function branchLauncher(
   branch: Branch,
   config: Pick<UmbraConfig, "sandbox" | "index">,
+  /** The environment the servers start with, for their caches (default: this process's). */
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ launcher: Launcher; warnings: string[] }> {
+  // gopls loads packages with `go list`, which fails outright ("failed to initialize build cache") when
+  // the build cache cannot be created: on a machine that never ran go, ~/.cache/go-build does not exist
+  // yet and the sandbox makes only existing caches writable. Create it when the go cache is allowed.
+  const goCache = goBuildCache(env);
+  if (config.sandbox.caches.includes("go")) await mkdir(goCache, { recursive: true }).catch(() => undefined);
   const { policy, warnings } = await resolvePolicy({
     workspace: branch.workspaceRoot,
     config: config.sandbox,
     flags: {
       mode: "workspace-write",
       network: false,
-      writableRoots: await serverCaches(process.env),
+      writableRoots: await serverCaches(env),
       limits: { cpuSeconds: 0, timeoutMs: 0 },
     },
     admin: await loadAdminPolicy(),
+    env,
     walk: config.index.excludeDirs ? { excludeDirs: config.index.excludeDirs } : {},
   });
   // The servers ship in umbra's own node_modules, which must stay readable even when umbra is installed
   // below /tmp (the sandbox gives commands a private /tmp).
   const sandbox = await prepareSandbox({ ...policy, readableRoots: [PACKAGE_ROOT] }, { branch });
+  // Without a writable build cache (the go cache not allowed, or denied by the admin), the servers get a
+  // private one that lives as long as the sandbox.
+  const goEnv = (await isWritable(goCache, policy.writableRoots)) ? {} : { GOCACHE: PRIVATE_GO_CACHE };
   const launcher: Launcher = (spec) => {
-    const child = sandbox.spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env });
+    const child = sandbox.spawn(spec.command, spec.args, { cwd: spec.cwd, env: { ...spec.env, ...goEnv } });
     (child.stdio[REPORT_FD] as Readable | null | undefined)?.resume();
     return child;
   };

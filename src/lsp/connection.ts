@@ -17,9 +17,11 @@ import type {
   PublishDiagnosticsParams,
   RegistrationParams,
   ServerCapabilities,
+  ShowMessageParams,
   UnregistrationParams,
 } from "vscode-languageserver-protocol";
 import { LspError } from "./errors.js";
+import type { ServerMessage } from "./load-problems.js";
 import { killProcessTree, trackChild } from "./processes.js";
 import type { ServerSpec } from "./registry.js";
 import type { Launcher } from "./types.js";
@@ -75,6 +77,8 @@ export interface ConnectionOptions {
   awaitPullRegistrationMs?: number;
   /** Called with every `textDocument/publishDiagnostics` the server sends. */
   onDiagnostics?: (params: PublishDiagnosticsParams) => void;
+  /** Called with every `window/showMessage` (`shown`) and `window/logMessage` the server sends. */
+  onMessage?: (message: ServerMessage, shown: boolean) => void;
   /** Names the server in error messages, e.g. "typescript server for /repo". */
   label: string;
 }
@@ -87,6 +91,8 @@ interface Pending {
 export class LspConnection {
   private readonly pending = new Set<Pending>();
   private stderr = "";
+  /** When the server last wrote to its stdout (epoch ms). */
+  private lastHeard = 0;
   private exitError: LspError | undefined;
   private stopping = false;
   private readonly exitListeners: ((error: LspError) => void)[] = [];
@@ -136,7 +142,9 @@ export class LspConnection {
       const result = await connection.request<InitializeParams, InitializeResult>(
         "initialize",
         {
-          processId: process.pid,
+          // null, not our pid: servers run in the sandbox's pid namespace, where our pid is someone else or
+          // no one, and pyright (which polls the pid every 3 s) would exit on not finding it.
+          processId: null,
           clientInfo: { name: "umbra" },
           rootUri: options.rootUri,
           rootPath: workspaceRoot,
@@ -169,6 +177,9 @@ export class LspConnection {
 
   private wire(): void {
     const { child, rpc, options } = this;
+    child.stdout?.on("data", () => {
+      this.lastHeard = Date.now();
+    });
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (chunk: string) => {
       this.stderr += chunk;
@@ -198,6 +209,9 @@ export class LspConnection {
     rpc.onNotification((method: string, params: unknown) => {
       if (method === "textDocument/publishDiagnostics") {
         options.onDiagnostics?.(params as PublishDiagnosticsParams);
+      } else if (method === "window/showMessage" || method === "window/logMessage") {
+        const { type, message } = params as ShowMessageParams;
+        options.onMessage?.({ type, text: String(message) }, method === "window/showMessage");
       }
     });
     rpc.onRequest((method: string, params: unknown) => this.serverRequest(method, params));
@@ -278,6 +292,11 @@ export class LspConnection {
       this.registrationListeners.add(listener);
       this.onExitEvent(() => done(false));
     });
+  }
+
+  /** Whether the server wrote anything (an answer, a notification, a request) at or after `since`. */
+  heardSince(since: number): boolean {
+    return this.lastHeard >= since;
   }
 
   get alive(): boolean {

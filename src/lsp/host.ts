@@ -26,8 +26,10 @@ import {
 import { DependentsIndex } from "./dependents.js";
 import { DocumentStore, type WantedDocument } from "./documents.js";
 import { isLspError, LspError } from "./errors.js";
+import { LoadProblems, messageLine } from "./load-problems.js";
 import { spawnLauncher } from "./processes.js";
 import { BUILTIN_LANGUAGES, type LanguageDefinition, type LanguageMatch, Registry } from "./registry.js";
+import { editedSymbols, rankByRelevance } from "./relevance.js";
 import { FairScheduler } from "./scheduler.js";
 import { LanguageServer, type ServerState } from "./server.js";
 import { DiagnosticsInbox, type Expectation, type Settled, settlePull, settlePush } from "./settle.js";
@@ -101,7 +103,18 @@ export interface ServerStatus {
 interface CachedSettle {
   diagnostics: Map<string, Diagnostic[]>;
   versions: Map<string, number>;
+  /** Why the server's answer may be incomplete (it said it could not load the project). */
+  problems: string[];
 }
+
+/** A settled state of the documents, with the load problems the server reported meanwhile. */
+type SettledState = Settled & { versions: Map<string, number>; problems: string[] };
+
+/** Importers read to rank them by relevance; those beyond are ranked by name. */
+const MAX_RANKED_FILES = 500;
+
+/** At most this many of a server's load problems are reported with a result. */
+const MAX_PROBLEMS = 3;
 
 /** One server per (workspace, language), with its scheduler, documents and diagnostics. */
 interface ServerEntry {
@@ -114,6 +127,7 @@ interface ServerEntry {
   inbox: DiagnosticsInbox;
   cache: LruCache<string, CachedSettle>;
   dependents: DependentsIndex;
+  problems: LoadProblems;
   /** Makes the documents go to this connection (called at the start of every job). */
   attach(connection: LspConnection): void;
 }
@@ -169,7 +183,8 @@ export class LspHost {
     const started = performance.now();
     const rel = normalizeRelPath(relPath);
     const { entry } = this.entryFor(source.workspaceRoot, rel);
-    return this.schedule(entry, source, async (connection) => {
+    let timedOut = false;
+    const job = async (connection: LspConnection): Promise<LintResult> => {
       const deadline = Date.now() + this.config.lintTimeoutMs;
       const overlay = await this.overlayOf(entry, source);
       const branchText = overlay.has(rel) ? overlay.get(rel) : await source.readText(rel);
@@ -178,7 +193,10 @@ export class LspHost {
         throw new LspError("not-found", `${rel} does not exist in branch ${source.id}`);
       const baseText = options.content !== undefined ? branchText : await this.readBase(entry, rel);
 
-      const related = options.crossFile === false ? [] : await this.relatedFiles(entry, rel, overlay);
+      const { checked: related, skipped } =
+        options.crossFile === false
+          ? { checked: [], skipped: [] }
+          : await this.relatedFiles(entry, source, rel, overlay, { baseText, newText });
       const relatedDocs: WantedDocument[] = [];
       for (const path of related) {
         if (overlay.has(path)) continue;
@@ -216,6 +234,11 @@ export class LspHost {
       const introduced = mapLine
         ? introducedDiagnostics(diagnostics, diagsOf(baseline, targetUri, rel), mapLine)
         : diagnostics;
+      timedOut = baseline.partial || current.partial;
+      const partialReasons = [
+        ...(timedOut ? [`diagnostics did not settle within ${this.config.lintTimeoutMs} ms`] : []),
+        ...new Set([...baseline.problems, ...current.problems]),
+      ].slice(0, MAX_PROBLEMS + 1);
       const otherFiles: LintResult["otherFiles"] = [];
       related.forEach((path, i) => {
         const uri = relatedUris[i] ?? "";
@@ -229,11 +252,14 @@ export class LspHost {
         introduced,
         otherFiles,
         checkedFiles: related,
-        partial: baseline.partial || current.partial,
+        skippedFiles: skipped,
+        partial: partialReasons.length > 0,
+        partialReasons,
         version: current.versions.get(targetUri) ?? entry.docs.get(targetUri)?.version ?? 0,
         elapsedMs: Math.round((performance.now() - started) * 10) / 10,
       };
-    });
+    };
+    return this.schedule(entry, source, job, () => !timedOut);
   }
 
   /** Where the symbol at `position` is defined, on the branch's state. */
@@ -427,6 +453,7 @@ export class LspHost {
     }
     const uris = new UriMapper(workspaceRoot, [real]);
     const inbox = new DiagnosticsInbox();
+    const problems = new LoadProblems(definition.loadErrors);
     let docs: DocumentStore | undefined;
     let current: LspConnection | undefined;
     const server = new LanguageServer({
@@ -438,9 +465,11 @@ export class LspHost {
       requestTimeoutMs: this.config.requestTimeoutMs,
       idleMs: this.config.idleMinutes * 60_000,
       onDiagnostics: (params) => inbox.publish(params),
+      onMessage: (message, shown) => problems.record(message, shown),
       onExit: () => {
         docs?.reset();
         inbox.clear();
+        problems.clear();
       },
     });
     // Documents are only sent from jobs, which hold the running connection.
@@ -459,6 +488,7 @@ export class LspHost {
         Object.keys(definition.extensions),
         definition.dependents,
       ),
+      problems,
       attach: (connection) => {
         current = connection;
       },
@@ -472,20 +502,21 @@ export class LspHost {
     entry: ServerEntry,
     source: DocumentSource,
     job: (connection: LspConnection) => Promise<T>,
+    /** Whether the server answered in time (a strike towards a restart when not). */
+    answered: (result: T) => boolean = () => true,
   ): Promise<T> {
     if (this.closed)
       return Promise.reject(new LspError("shut-down", "the language-server host is shut down"));
     return entry.scheduler.run(source.id, async () => {
       const connection = await entry.server.ensure();
       entry.attach(connection);
+      const started = Date.now();
       try {
         const result = await job(connection);
-        const partial =
-          typeof result === "object" && result !== null && "partial" in result && result.partial === true;
-        entry.server.recordOutcome(!partial);
+        entry.server.recordOutcome(answered(result), started);
         return result;
       } catch (error) {
-        if (isLspError(error, "timeout")) entry.server.recordOutcome(false);
+        if (isLspError(error, "timeout")) entry.server.recordOutcome(false, started);
         throw error;
       }
     });
@@ -546,17 +577,35 @@ export class LspHost {
     return docs;
   }
 
-  /** Files whose diagnostics an edit of `rel` may change: its importers, then the branch's other changes. */
-  private async relatedFiles(entry: ServerEntry, rel: string, overlay: Overlay): Promise<string[]> {
+  /**
+   * Files whose diagnostics an edit of `rel` may change: its importers, most relevant first (those that
+   * mention the symbols the edit touched), up to the limit, then the branch's other changes; `skipped`
+   * are the importers beyond the limit.
+   */
+  private async relatedFiles(
+    entry: ServerEntry,
+    source: DocumentSource,
+    rel: string,
+    overlay: Overlay,
+    edit: { baseText: string | undefined; newText: string },
+  ): Promise<{ checked: string[]; skipped: string[] }> {
     const limit = entry.definition.maxRelatedFiles ?? this.options.maxRelatedFiles ?? 16;
-    if (entry.definition.dependents === "none") return [];
-    const importers = await entry.dependents.dependents(rel, overlay, limit);
-    const out = new Set(importers);
+    if (entry.definition.dependents === "none") return { checked: [], skipped: [] };
+    const importers = await entry.dependents.dependents(rel, overlay, Number.POSITIVE_INFINITY);
+    let ranked = importers;
+    if (importers.length > limit) {
+      const symbols = editedSymbols(edit.baseText, edit.newText);
+      const texts = new Map<string, string | undefined>();
+      for (const path of importers.slice(0, MAX_RANKED_FILES))
+        texts.set(path, overlay.has(path) ? overlay.get(path) : await source.readText(path));
+      ranked = rankByRelevance(importers, symbols, (path) => texts.get(path));
+    }
+    const out = new Set(ranked.slice(0, limit));
     for (const [path, text] of overlay) {
       if (out.size >= limit) break;
       if (path !== rel && text !== undefined) out.add(path);
     }
-    return [...out];
+    return { checked: [...out], skipped: ranked.slice(limit).filter((path) => !out.has(path)) };
   }
 
   /**
@@ -570,7 +619,7 @@ export class LspHost {
     wanted: WantedDocument[],
     uris: string[],
     deadline: number,
-  ): Promise<Settled & { versions: Map<string, number> }> {
+  ): Promise<SettledState> {
     const stateKey = sha1(
       wanted
         .filter((doc) => doc.overlay)
@@ -588,7 +637,8 @@ export class LspHost {
         const version = hit?.versions.get(uri);
         if (version !== undefined) versions.set(uri, version);
       });
-      return { diagnostics, versions, partial: false };
+      const problems = [...new Set(hits.flatMap((hit) => hit?.problems ?? []))];
+      return { diagnostics, versions, partial: false, problems };
     }
     const since = entry.inbox.position;
     const changed = await entry.docs.switchTo(wanted, (path) => this.readBase(entry, path), this.maxOpen);
@@ -617,10 +667,32 @@ export class LspHost {
         exited: connection.exited,
       });
     }
+    const problems = [...entry.problems.take(), ...this.projectFileErrors(entry)];
     if (!settled.partial) {
-      const cached: CachedSettle = { diagnostics: settled.diagnostics, versions };
+      const cached: CachedSettle = { diagnostics: settled.diagnostics, versions, problems };
       for (const uri of uris) entry.cache.set(`${stateKey}\u0000${uri}`, cached);
     }
-    return { ...settled, versions };
+    return { ...settled, versions, problems };
+  }
+
+  /**
+   * Errors the server reports on files other than sources of its language (gopls on go.mod, tsc on
+   * tsconfig.json): the project did not load as configured.
+   */
+  private projectFileErrors(entry: ServerEntry): string[] {
+    const extensions = Object.keys(entry.definition.extensions);
+    const out: string[] = [];
+    for (const [uri, diagnostics] of entry.inbox.all()) {
+      const { path, external } = entry.uris.toPath(uri);
+      if (external || extensions.some((ext) => path.toLowerCase().endsWith(ext))) continue;
+      for (const diag of diagnostics) {
+        if ((diag.severity ?? 1) !== 1) continue;
+        const line = diag.range.start.line + 1;
+        out.push(
+          `${path}:${line}: ${messageLine(typeof diag.message === "string" ? diag.message : diag.message.value)}`,
+        );
+      }
+    }
+    return out;
   }
 }

@@ -48,6 +48,11 @@ export interface LanguageDefinition {
   dynamicPullDiagnosticsMs?: number;
   /** At most this many other files are checked for cross-file effects (default: the host's setting). */
   maxRelatedFiles?: number;
+  /**
+   * Server messages (`window/showMessage`, `window/logMessage`) that say the project could not be loaded,
+   * beyond the errors a server shows: a lint then reports itself partial with the message.
+   */
+  loadErrors?: RegExp;
 }
 
 /** The language of a file and the project it belongs to. */
@@ -191,6 +196,7 @@ export const GO: LanguageDefinition = {
   settings: { gopls: { diagnosticsDelay: "0s" } },
   resend: "bump",
   dependents: "go",
+  loadErrors: /errors? loading (workspace|packages)|could not load packages|failed to load view/i,
 };
 
 export const C_CPP: LanguageDefinition = {

@@ -1,6 +1,7 @@
 import type { PublishDiagnosticsParams } from "vscode-languageserver-protocol";
 import { LspConnection } from "./connection.js";
 import { LspError } from "./errors.js";
+import type { ServerMessage } from "./load-problems.js";
 import type { LanguageDefinition } from "./registry.js";
 import type { Launcher } from "./types.js";
 
@@ -14,6 +15,7 @@ export interface ServerOptions {
   /** Shut the server down after this long without use. */
   idleMs: number;
   onDiagnostics(params: PublishDiagnosticsParams): void;
+  onMessage(message: ServerMessage, shown: boolean): void;
   /** The process exited: a crash (`crashed`) or a shutdown (`shut-down`). */
   onExit(error: LspError): void;
 }
@@ -83,6 +85,11 @@ export class LanguageServer {
       onDiagnostics: (params) => {
         if (this.connection === connection) this.options.onDiagnostics(params);
       },
+      // Also while starting: a server may report a failed project load right after `initialized`.
+      onMessage: (message, shown) => {
+        if (this.connection === undefined || this.connection === connection)
+          this.options.onMessage(message, shown);
+      },
       label: this.label,
     });
     if (this.closed) {
@@ -101,14 +108,16 @@ export class LanguageServer {
 
   /**
    * Records whether a job got its answers in time. After `limit` jobs in a row that timed out (or
-   * settled only partially), the server is considered stuck: it is killed and the next use starts a
-   * fresh one.
+   * settled only partially) without the server writing anything since `since` (epoch ms, the job's
+   * start), the server is considered stuck: it is killed and the next use starts a fresh one. A server
+   * that kept talking is slow, not stuck (a loaded machine): killing it would only add a cold start.
    */
-  recordOutcome(answered: boolean, limit = 3): void {
+  recordOutcome(answered: boolean, since?: number, limit = 3): void {
     if (answered) {
       this.strikes = 0;
       return;
     }
+    if (since !== undefined && this.connection?.heardSince(since)) return;
     this.strikes++;
     if (this.strikes >= limit && this.connection?.alive) {
       this.strikes = 0;

@@ -36,6 +36,12 @@ export class DiagnosticsInbox {
     return this.latest.get(uri);
   }
 
+  /** The latest diagnostics of every uri that has any. */
+  *all(): IterableIterator<[string, Diagnostic[]]> {
+    for (const [uri, published] of this.latest)
+      if (published.diagnostics.length) yield [uri, published.diagnostics];
+  }
+
   /** The sequence number of the last publish so far. */
   get position(): number {
     return this.seq;

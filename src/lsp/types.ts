@@ -70,10 +70,21 @@ export interface LintResult {
   introduced: Diag[];
   /** Other files whose diagnostics the edit changed, with what it introduced there. */
   otherFiles: { path: string; introduced: Diag[] }[];
-  /** The other files that were checked for cross-file effects (importers, the branch's other changes). */
+  /**
+   * The other files that were checked for cross-file effects: the importers most likely affected (those
+   * that mention the symbols the edit touched first), then the branch's other changes.
+   */
   checkedFiles: string[];
-  /** True when diagnostics did not settle within the lint timeout; the lists may be incomplete. */
+  /** Importers that were not checked because of the per-language limit, most relevant first. */
+  skippedFiles: string[];
+  /**
+   * True when the lists may be incomplete: diagnostics did not settle within the lint timeout, or the
+   * server reported that it could not load the project (a module's dependencies missing, a broken
+   * go.mod or tsconfig.json, no writable build cache, ...).
+   */
   partial: boolean;
+  /** Why the result is partial, one line each, in the server's own words where it gave any. */
+  partialReasons: string[];
   /** The document version the server checked. */
   version: number;
   elapsedMs: number;

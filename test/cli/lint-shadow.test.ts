@@ -1,10 +1,14 @@
 import { spawnSync } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { formatLint } from "../../src/cli/lint-command.js";
 import { fork } from "../../src/shadow/index.js";
 import { umbraSync } from "../helpers/cli.js";
 import { cleanup, copyExamples, fingerprint, tempDir } from "../helpers/workspace.js";
+
+// Each CLI call may wait up to two minutes for a server on a loaded machine.
+vi.setConfig({ testTimeout: 600_000 });
 
 let home: string;
 let root: string;
@@ -18,6 +22,13 @@ beforeEach(async () => {
   home = await tempDir("lint-home");
   root = await copyExamples();
   env = { ...process.env, UMBRA_HOME: home, XDG_CONFIG_HOME: join(home, "config") };
+  // A loaded machine may take far longer than the defaults to settle a lint (the user's own settings;
+  // below the 120 s after which the test helper kills a command).
+  await mkdir(join(home, "config", "umbra"), { recursive: true });
+  await writeFile(
+    join(home, "config", "umbra", "config.json"),
+    JSON.stringify({ lsp: { requestTimeoutMs: 90_000, lintTimeoutMs: 100_000 } }),
+  );
 });
 afterEach(async () => {
   await cleanup(home, join(root, ".."));
@@ -97,6 +108,24 @@ describe("umbra lint", () => {
       );
       expect(go.code).toBe(1);
       expect(JSON.stringify(JSON.parse(go.stdout).introduced)).toMatch(/missingName/);
+
+      // A dependency that is not downloaded: gopls cannot load the package, so "no errors" would lie.
+      const broken = join(root, "..", "go-missing-dependency");
+      await mkdir(broken);
+      await writeFile(
+        join(broken, "go.mod"),
+        "module example.com/b\n\ngo 1.19\n\nrequire example.invalid/nothere v1.0.0\n",
+      );
+      await writeFile(
+        join(broken, "main.go"),
+        'package main\n\nimport "example.invalid/nothere"\n\nfunc main() { nothere.Run() }\n',
+      );
+      const partial = umbra(
+        ["lint", "main.go", "--root", broken, "--content", "-"],
+        'package main\n\nimport "example.invalid/nothere"\n\nvar n int = "x"\n\nfunc main() { nothere.Run() }\n',
+      );
+      expect(partial.code).toBe(3);
+      expect(partial.stdout).toMatch(/^partial: .*example\.invalid\/nothere/m);
     }
     if (hasClangd) {
       const c = umbra(
@@ -121,6 +150,28 @@ describe("umbra lint", () => {
     expect(unknown.stderr).toMatch(/no language server/);
     const badContent = umbra(["lint", "billing/invoice.ts", "--root", root, "--content", join(root, "nope")]);
     expect(badContent.code).toBe(2);
+  });
+});
+
+describe("formatLint", () => {
+  it("names the files checked and skipped, and why a result is partial", () => {
+    const text = formatLint({
+      path: "a.py",
+      language: "python",
+      diagnostics: [],
+      introduced: [],
+      otherFiles: [],
+      checkedFiles: ["b.py", "c.py"],
+      skippedFiles: ["d.py", "e.py"],
+      partial: true,
+      partialReasons: ["errors loading workspace: missing go.sum entry"],
+      version: 2,
+      elapsedMs: 12,
+    });
+    expect(text).toMatch(
+      /^checked 2 other file\(s\); skipped 2 importer\(s\) past the limit: d\.py, e\.py$/m,
+    );
+    expect(text).toMatch(/^partial: errors loading workspace: missing go\.sum entry$/m);
   });
 });
 

@@ -86,18 +86,16 @@ describe("fake server", () => {
   });
 
   it("times out a request that gets no answer and keeps serving", async () => {
-    const h = host(["--hang-on=textDocument/hover"], { config: { requestTimeoutMs: 300 } });
+    const h = host(["--hang-on=textDocument/hover"], { config: { requestTimeoutMs: 3000 } });
     const branch = new MemoryBranch("b1", root);
-    const started = Date.now();
     const error = await h.hover(branch, "a.fake", { line: 1, column: 1 }).catch((e: unknown) => e);
     expect(isLspError(error, "timeout")).toBe(true);
-    expect(Date.now() - started).toBeLessThan(3000);
     const result = await h.lint(branch, "a.fake");
     expect(result.diagnostics).toHaveLength(1);
   });
 
   it("restarts a server that stopped answering", async () => {
-    const h = host(["--hang-on=textDocument/hover"], { config: { requestTimeoutMs: 150 } });
+    const h = host(["--hang-on=textDocument/hover"], { config: { requestTimeoutMs: 3000 } });
     const branch = new MemoryBranch("b1", root);
     await h.lint(branch, "a.fake");
     const pid = h.status()[0]?.pid;
@@ -109,6 +107,22 @@ describe("fake server", () => {
     expect(h.status()[0]).toMatchObject({ unresponsiveRestarts: 1, crashes: 0 });
     expect((await h.lint(branch, "a.fake")).diagnostics).toHaveLength(1);
     expect(h.status()[0]?.starts).toBe(2);
+  });
+
+  it("does not restart a slow server that keeps talking (a loaded machine)", async () => {
+    const h = host(["--hang-on=textDocument/hover"], { config: { requestTimeoutMs: 3000 } });
+    const branch = new MemoryBranch("b1", root);
+    await h.lint(branch, "a.fake");
+    const pid = h.status()[0]?.pid;
+    for (let i = 0; i < 4; i++) {
+      // Each hover sends new content, which the server answers with diagnostics before the hover hangs.
+      const content = `ERROR(slow${i})\n`;
+      const error = await h
+        .hover(branch, "a.fake", { line: 1, column: 1 }, { content })
+        .catch((e: unknown) => e);
+      expect(isLspError(error, "timeout")).toBe(true);
+    }
+    expect(h.status()[0]).toMatchObject({ pid, unresponsiveRestarts: 0, starts: 1 });
   });
 
   it("kills an idle server and starts it again when needed", async () => {
@@ -128,7 +142,7 @@ describe("fake server", () => {
     const h = host(["--no-diagnostics"], { config: { lintTimeoutMs: 400 } });
     const result = await h.lint(new MemoryBranch("b1", root), "a.fake", { content: "ERROR(x)\n" });
     expect(result.partial).toBe(true);
-    expect(result.elapsedMs).toBeLessThan(2000);
+    expect(result.partialReasons).toEqual(["diagnostics did not settle within 400 ms"]);
 
     const slow = host(["--diag-delay=1500"], { config: { lintTimeoutMs: 400 } });
     const late = await slow.lint(new MemoryBranch("b1", root), "a.fake", { content: "ERROR(y)\n" });

@@ -1,8 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LspHost } from "../../src/lsp/host.js";
+import { existsSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { which } from "../../src/lsp/registry.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
-import { isRunning, MemoryBranch, writeTree } from "./helpers.js";
+import { REAL_SERVER_TEST_TIMEOUTS, SandboxedWorkspace, writeTree } from "./helpers.js";
+
+vi.setConfig(REAL_SERVER_TEST_TIMEOUTS);
 
 const hasGopls = which("gopls") !== undefined && which("go") !== undefined;
 const hasClangd = which("clangd") !== undefined;
@@ -27,13 +32,16 @@ int broken(void) { return missing_before; }
 let dir: string;
 let goRoot: string;
 let cRoot: string;
-let host: LspHost;
+let brokenRoot: string;
+let go: SandboxedWorkspace;
+let c: SandboxedWorkspace;
 const fingerprints = new Map<string, string>();
 
 beforeAll(async () => {
   dir = await tempDir("lsp-go-c");
   goRoot = `${dir}/goproj`;
   cRoot = `${dir}/cproj`;
+  brokenRoot = `${dir}/goproj-missing-dependency`;
   await writeTree(goRoot, {
     "go.mod": "module example.com/calc\n\ngo 1.19\n",
     "math.go": MATH_GO,
@@ -46,21 +54,28 @@ beforeAll(async () => {
     "math.h": MATH_H,
     "use.c": USE_C,
   });
-  for (const root of [goRoot, cRoot]) fingerprints.set(root, await fingerprint(root));
-  host = new LspHost({ env: { ...process.env, GOPROXY: "off" } });
+  // A module whose dependency is not in the module cache (and cannot be downloaded in the sandbox).
+  await writeTree(brokenRoot, {
+    "go.mod": "module example.com/broken\n\ngo 1.19\n\nrequire example.invalid/nothere v1.0.0\n",
+    "main.go": 'package main\n\nimport "example.invalid/nothere"\n\nfunc main() { nothere.Run() }\n',
+    "other.go": "package main\n\nfunc other() int { return 1 }\n",
+  });
+  for (const root of [goRoot, cRoot, brokenRoot]) fingerprints.set(root, await fingerprint(root));
+  go = await SandboxedWorkspace.open(goRoot);
+  c = await SandboxedWorkspace.open(cRoot);
 });
 
 afterAll(async () => {
-  const pids = host.status().map((s) => s.pid);
-  await host.shutdown();
-  expect(pids.some(isRunning)).toBe(false);
+  await go?.close();
+  await c?.close();
   for (const [root, print] of fingerprints) expect(await fingerprint(root)).toBe(print);
   await cleanup(dir);
 });
 
 describe("Go (gopls)", () => {
   it.skipIf(!hasGopls)("lints an edit with cross-file effects and navigates", async () => {
-    const branch = new MemoryBranch("go", goRoot);
+    const host = go.host;
+    const branch = await go.branch();
     const result = await host.lint(branch, "math.go", {
       content: `${MATH_GO.replace("func Add(a, b int) int { return a + b }", "func Add(a int) int { return a }")}\nvar x = onlyHere\n`,
     });
@@ -69,7 +84,7 @@ describe("Go (gopls)", () => {
     expect(result.otherFiles.map((f) => f.path)).toEqual(["use.go"]);
     expect(result.otherFiles[0]?.introduced[0]?.message).toMatch(/too many arguments/);
 
-    const nav = new MemoryBranch("go-nav", goRoot, { "math.go": `// shifted\n${MATH_GO}` });
+    const nav = await go.branch({ "math.go": `// shifted\n${MATH_GO}` });
     const definition = await host.definition(nav, "use.go", { line: 3, column: 25 });
     expect(definition[0]).toMatchObject({ path: "math.go", line: 5, external: false });
     const symbols = await host.documentSymbols(nav, "math.go");
@@ -77,9 +92,53 @@ describe("Go (gopls)", () => {
   });
 });
 
+describe("Go on a machine that never ran go", () => {
+  it.skipIf(!hasGopls)(
+    "creates the build cache gopls' go list needs instead of answering nothing",
+    async () => {
+      // Outside /tmp, which the sandbox replaces by a private one: like ~/.cache/go-build before any go run.
+      const caches = await mkdtemp(join(existsSync("/var/tmp") ? "/var/tmp" : homedir(), "umbra-gocache-"));
+      const goCache = join(caches, "go-build");
+      const fresh = await SandboxedWorkspace.open(goRoot, { env: { ...process.env, GOCACHE: goCache } });
+      try {
+        const result = await fresh.host.lint(await fresh.branch(), "use.go", {
+          content: `${USE_GO}\nvar n int = "x"\n`,
+        });
+        expect(result.partialReasons).toEqual([]);
+        expect(result.introduced.map((d) => d.message).join("\n")).toMatch(/cannot use "x"/);
+        expect(existsSync(goCache)).toBe(true);
+      } finally {
+        await fresh.close();
+        await cleanup(caches);
+      }
+    },
+  );
+});
+
+describe("Go with a dependency that is not downloaded", () => {
+  it.skipIf(!hasGopls)(
+    "says the lint is partial, with gopls' reason, instead of reporting nothing",
+    async () => {
+      const broken = await SandboxedWorkspace.open(brokenRoot);
+      try {
+        const result = await broken.host.lint(await broken.branch(), "other.go", {
+          content: 'package main\n\nfunc other() int { var n int = "x"; return n }\n',
+        });
+        expect(result.partial).toBe(true);
+        expect(result.partialReasons.join("\n")).toMatch(/example\.invalid\/nothere/);
+        // The server is not restarted for it: it answered, the project is what cannot load.
+        expect(broken.host.status()[0]).toMatchObject({ crashes: 0, unresponsiveRestarts: 0 });
+      } finally {
+        await broken.close();
+      }
+    },
+  );
+});
+
 describe("C (clangd)", () => {
   it.skipIf(!hasClangd)("lints an edit against the unedited file and navigates", async () => {
-    const branch = new MemoryBranch("c", cRoot);
+    const host = c.host;
+    const branch = await c.branch();
     const asIs = await host.lint(branch, "use.c");
     expect(asIs.diagnostics.map((d) => d.line)).toEqual([4]);
     const result = await host.lint(branch, "use.c", {

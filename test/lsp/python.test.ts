@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LspHost } from "../../src/lsp/host.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { LspHost } from "../../src/lsp/host.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
-import { isRunning, MemoryBranch, writeTree } from "./helpers.js";
+import { REAL_SERVER_TEST_TIMEOUTS, SandboxedWorkspace, writeTree } from "./helpers.js";
+
+vi.setConfig(REAL_SERVER_TEST_TIMEOUTS);
 
 const MATHX = `def add(a: int, b: int) -> int:
     return a + b
@@ -17,6 +19,7 @@ three: int = add(1, 2)
 
 let dir: string;
 let root: string;
+let ws: SandboxedWorkspace;
 let host: LspHost;
 let before: string;
 
@@ -30,21 +33,31 @@ beforeAll(async () => {
     "pkg/use.py": USE,
   });
   before = await fingerprint(root);
-  host = new LspHost();
+  ws = await SandboxedWorkspace.open(root);
+  host = ws.host;
 });
 
 afterAll(async () => {
-  const pids = host.status().map((s) => s.pid);
-  await host.shutdown();
-  expect(pids.some(isRunning)).toBe(false);
+  await ws?.close();
   expect(await fingerprint(root)).toBe(before);
   await cleanup(dir);
 });
 
 describe("Python (pyright)", () => {
+  it("stays up in the sandbox past pyright's check of its client's pid", async () => {
+    const branch = await ws.branch();
+    await host.lint(branch, "pkg/use.py");
+    const [started] = host.status();
+    // pyright checks every 3 s that the processId sent in initialize is alive, and exits when it is not:
+    // umbra's pid does not exist in the sandbox's pid namespace.
+    await new Promise((resolve) => setTimeout(resolve, 7000));
+    await host.lint(branch, "pkg/use.py");
+    expect(host.status()[0]).toMatchObject({ pid: started?.pid, crashes: 0, starts: 1 });
+  });
+
   it("reports introduced errors, cross-file breakage, and nothing pre-existing", async () => {
     expect(host.detect(root, "pkg/use.py")).toMatchObject({ languageId: "python", marker: "pyproject.toml" });
-    const branch = new MemoryBranch("edit", root);
+    const branch = await ws.branch();
     const asIs = await host.lint(branch, "pkg/mathx.py");
     expect(asIs.diagnostics.map((d) => [d.line, d.severity])).toEqual([[5, "error"]]);
     expect(asIs.introduced).toEqual([]);
@@ -65,7 +78,7 @@ describe("Python (pyright)", () => {
   });
 
   it("navigates the branch's state with relative paths", async () => {
-    const branch = new MemoryBranch("nav", root, { "pkg/mathx.py": `# moved down\n${MATHX}` });
+    const branch = await ws.branch({ "pkg/mathx.py": `# moved down\n${MATHX}` });
     const definition = await host.definition(branch, "pkg/use.py", { line: 3, column: 14 });
     expect(definition[0]).toMatchObject({ path: "pkg/mathx.py", line: 2, external: false });
     const references = await host.references(branch, "pkg/mathx.py", { line: 2, column: 5 });
@@ -83,8 +96,8 @@ describe("Python (pyright)", () => {
   });
 
   it("keeps two interleaved branches apart", async () => {
-    const a = new MemoryBranch("A", root);
-    const b = new MemoryBranch("B", root);
+    const a = await ws.branch();
+    const b = await ws.branch();
     const runs = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
         host.lint(i % 2 === 0 ? a : b, "pkg/mathx.py", {
@@ -97,5 +110,41 @@ describe("Python (pyright)", () => {
         `"only${i % 2 === 0 ? "A" : "B"}${i}" is not defined`,
       ]);
     });
+  });
+});
+
+describe("Python cross-file checks past the importer limit", () => {
+  it("checks the importers that use the edited function first, and names the ones skipped", async () => {
+    const many = `${dir}/many-importers`;
+    const files: Record<string, string> = {
+      "pyproject.toml": '[project]\nname = "pkg"\nversion = "0.1.0"\n',
+      "pkg/__init__.py": "",
+      "pkg/mathx.py":
+        "def add(a: int, b: int) -> int:\n    return a + b\n\n\ndef one() -> int:\n    return 1\n",
+    };
+    // Six importers (Python checks at most 4); by name, the one that calls add() would come last.
+    for (const name of ["a", "b", "c", "d", "e"])
+      files[`pkg/${name}_plain.py`] = "from pkg import mathx\n\nx = mathx.one()\n";
+    files["pkg/z_caller.py"] = "from pkg import mathx\n\ny: int = mathx.add(1, 2)\n";
+    await writeTree(many, files);
+    const workspace = await SandboxedWorkspace.open(many);
+    try {
+      const result = await workspace.host.lint(await workspace.branch(), "pkg/mathx.py", {
+        content: (files["pkg/mathx.py"] ?? "")
+          .replace("def add(a: int, b: int)", "def add(a: int)")
+          .replace("a + b", "a"),
+      });
+      expect(result.checkedFiles).toHaveLength(4);
+      expect(result.checkedFiles[0]).toBe("pkg/z_caller.py");
+      expect(result.skippedFiles).toHaveLength(2);
+      expect([...result.checkedFiles, ...result.skippedFiles].sort()).toEqual(
+        Object.keys(files)
+          .filter((path) => /_(plain|caller)\.py$/.test(path))
+          .sort(),
+      );
+      expect(result.otherFiles.map((f) => f.path)).toEqual(["pkg/z_caller.py"]);
+    } finally {
+      await workspace.close();
+    }
   });
 });

@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LspHost } from "../../src/lsp/host.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { LspHost } from "../../src/lsp/host.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
-import { isRunning, MemoryBranch, writeTree } from "./helpers.js";
+import { REAL_SERVER_TEST_TIMEOUTS, SandboxedWorkspace, writeTree } from "./helpers.js";
+
+vi.setConfig(REAL_SERVER_TEST_TIMEOUTS);
 
 const MATH = `export function add(a: number, b: number): number {
   return a + b;
@@ -17,6 +19,7 @@ export const three: number = add(1, 2);
 
 let dir: string;
 let root: string;
+let ws: SandboxedWorkspace;
 let host: LspHost;
 let before: string;
 
@@ -32,13 +35,12 @@ beforeAll(async () => {
     "src/use.ts": USE,
   });
   before = await fingerprint(root);
-  host = new LspHost();
+  ws = await SandboxedWorkspace.open(root);
+  host = ws.host;
 });
 
 afterAll(async () => {
-  const pids = host.status().map((s) => s.pid);
-  await host.shutdown();
-  expect(pids.some(isRunning)).toBe(false);
+  await ws?.close();
   expect(await fingerprint(root)).toBe(before);
   await cleanup(dir);
 });
@@ -53,7 +55,7 @@ describe("TypeScript (tsc --lsp)", () => {
   });
 
   it("reports only what an edit introduced, not shifted pre-existing errors", async () => {
-    const branch = new MemoryBranch("edit", root);
+    const branch = await ws.branch();
     const asIs = await host.lint(branch, "src/math.ts");
     expect(asIs.diagnostics.map((d) => [d.line, d.code])).toEqual([[5, "2322"]]);
     expect(asIs.introduced).toEqual([]);
@@ -76,7 +78,7 @@ describe("TypeScript (tsc --lsp)", () => {
   });
 
   it("reports cross-file breakage in files that import the edited one", async () => {
-    const branch = new MemoryBranch("xfile", root);
+    const branch = await ws.branch();
     const result = await host.lint(branch, "src/math.ts", {
       content: MATH.replace("add(a: number, b: number)", "add(a: number)").replace("a + b", "a"),
     });
@@ -87,7 +89,7 @@ describe("TypeScript (tsc --lsp)", () => {
   });
 
   it("lints a branch's changed file as it is, against the user's folder", async () => {
-    const branch = new MemoryBranch("asis", root, {
+    const branch = await ws.branch({
       "src/use.ts": `${USE}export const wrong: string = add(1, 2);\n`,
     });
     const result = await host.lint(branch, "src/use.ts");
@@ -95,7 +97,7 @@ describe("TypeScript (tsc --lsp)", () => {
   });
 
   it("navigates the branch's unsaved state with workspace-relative paths", async () => {
-    const branch = new MemoryBranch("nav", root, { "src/math.ts": `// shifted\n// twice\n${MATH}` });
+    const branch = await ws.branch({ "src/math.ts": `// shifted\n// twice\n${MATH}` });
     const definition = await host.definition(branch, "src/use.ts", { line: 3, column: 31 });
     expect(definition).toEqual([
       { path: "src/math.ts", line: 3, column: 17, endLine: 3, endColumn: 20, external: false },
@@ -120,8 +122,8 @@ describe("TypeScript (tsc --lsp)", () => {
   });
 
   it("keeps two branches editing the same file apart while interleaved", async () => {
-    const a = new MemoryBranch("A", root);
-    const b = new MemoryBranch("B", root);
+    const a = await ws.branch();
+    const b = await ws.branch();
     const contentA = (i: number): string => MATH.replace("a + b", `a + b + onlyInA${i}`);
     const contentB = (i: number): string =>
       `${MATH.replace("add(a: number, b: number)", "add(a: string, b: number)")}export const x = onlyInB${i};\n`;
@@ -148,17 +150,17 @@ describe("TypeScript (tsc --lsp)", () => {
       expect(new Set(other)).toEqual(new Set([`onlyIn${i % 2 === 0 ? "A" : "B"}${i}`]));
     });
     // Back on the user's folder content for a third branch.
-    const clean = await host.lint(new MemoryBranch("C", root), "src/use.ts");
+    const clean = await host.lint(await ws.branch(), "src/use.ts");
     expect(clean.diagnostics).toEqual([]);
   });
 });
 
 describe("TypeScript branches with their own changes", () => {
   it("lints a dependent file against each branch's own version of its import", async () => {
-    const a = new MemoryBranch("A2", root, {
+    const a = await ws.branch({
       "src/math.ts": MATH.replace("add(a: number, b: number)", "add(a: number)").replace("a + b", "a"),
     });
-    const b = new MemoryBranch("B2", root, { "src/math.ts": `// only a comment\n${MATH}` });
+    const b = await ws.branch({ "src/math.ts": `// only a comment\n${MATH}` });
     const runs = await Promise.all(
       Array.from({ length: 6 }, (_, i) => host.lint(i % 2 === 0 ? a : b, "src/use.ts")),
     );
@@ -179,11 +181,16 @@ describe("TypeScript and the user's own edits", () => {
       "src/math.ts": MATH,
       "src/use.ts": USE,
     });
-    const branch = new MemoryBranch("user", userRoot);
-    expect((await host.lint(branch, "src/use.ts")).diagnostics).toEqual([]);
-    await writeTree(userRoot, { "src/math.ts": MATH.replace("b: number", "b: string") });
-    await host.notifyFilesChanged(userRoot, ["src/math.ts"]);
-    const after = await host.lint(branch, "src/use.ts");
-    expect(after.diagnostics.map((d) => d.code)).toEqual(["2345"]);
+    const user = await SandboxedWorkspace.open(userRoot);
+    try {
+      const branch = await user.branch();
+      expect((await user.host.lint(branch, "src/use.ts")).diagnostics).toEqual([]);
+      await writeTree(userRoot, { "src/math.ts": MATH.replace("b: number", "b: string") });
+      await user.host.notifyFilesChanged(userRoot, ["src/math.ts"]);
+      const after = await user.host.lint(branch, "src/use.ts");
+      expect(after.diagnostics.map((d) => d.code)).toEqual(["2345"]);
+    } finally {
+      await user.close();
+    }
   });
 });

@@ -37,7 +37,11 @@ export async function lintFeedback(context: ToolContext, paths: readonly string[
       errors += introduced.filter((diag) => diag.severity === "error").length;
       for (const diag of introduced) lines.push(line(diag));
       if (result.partial)
-        lines.push(`(${path}: diagnostics did not settle in time; the list may be incomplete)`);
+        lines.push(`(${path}: the list may be incomplete: ${result.partialReasons.join("; ")})`);
+      if (result.skippedFiles.length > 0)
+        lines.push(
+          `(${path}: ${result.skippedFiles.length} file(s) that import it were not checked: ${result.skippedFiles.slice(0, 5).join(", ")}${result.skippedFiles.length > 5 ? ", …" : ""})`,
+        );
     } catch (error) {
       lines.push(`(${path}: the language server failed: ${(error as Error).message.split("\n")[0]})`);
     }
