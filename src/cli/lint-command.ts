@@ -1,10 +1,12 @@
 import { readFile, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Command } from "commander";
+import { accessRulesFor } from "../agent/tools/files.js";
 import { branchLauncher } from "../lsp/branch-launcher.js";
 import { LspHost } from "../lsp/index.js";
 import type { Diag, LintResult } from "../lsp/types.js";
 import { fork, gc } from "../shadow/index.js";
+import { FileAccessError } from "../workspace/errors.js";
 import { resolveRoot } from "../workspace/root.js";
 import { UsageError } from "./errors.js";
 import { configFor, printJson, readStdin } from "./shared.js";
@@ -109,11 +111,16 @@ export function registerLint(program: Command): void {
       const branch = await fork(root);
       let host: LspHost | undefined;
       try {
-        const { launcher, warnings } = await branchLauncher(branch, config);
+        const { launcher, policy, warnings } = await branchLauncher(branch, config);
         for (const warning of warnings) process.stderr.write(`umbra: ${warning}\n`);
         host = new LspHost({ config: config.lsp, launcher });
         if (!host.detect(root, rel)) throw new UsageError(`no language server handles ${rel}`);
-        const result = await host.lint(branch, rel, content === undefined ? {} : { content });
+        // The server reads the branch through the file door: no link out of the workspace, no hidden file.
+        const files = branch.files(accessRulesFor(policy, root));
+        const target = await files.resolve(rel).catch((error: unknown) => {
+          throw error instanceof FileAccessError ? new UsageError(error.message) : error;
+        });
+        const result = await host.lint(files, target.rel, content === undefined ? {} : { content });
         if (flags.json) printJson(result);
         else process.stdout.write(formatLint(result));
         if (failingErrors(result, content !== undefined) > 0) process.exitCode = 1;

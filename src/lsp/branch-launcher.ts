@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import type { UmbraConfig } from "../config/config.js";
-import { loadAdminPolicy, prepareSandbox, resolvePolicy } from "../sandbox/index.js";
+import { loadAdminPolicy, prepareSandbox, resolvePolicy, type SandboxPolicy } from "../sandbox/index.js";
 import type { Branch } from "../shadow/index.js";
 import type { Launcher } from "./types.js";
 
@@ -55,7 +55,7 @@ export async function branchLauncher(
   config: Pick<UmbraConfig, "sandbox" | "index">,
   /** The environment the servers start with, for their caches (default: this process's). */
   env: NodeJS.ProcessEnv = process.env,
-): Promise<{ launcher: Launcher; warnings: string[] }> {
+): Promise<{ launcher: Launcher; policy: SandboxPolicy; warnings: string[] }> {
   // gopls loads packages with `go list`, which fails outright ("failed to initialize build cache") when
   // the build cache cannot be created: on a machine that never ran go, ~/.cache/go-build does not exist
   // yet and the sandbox makes only existing caches writable. Create it when the go cache is allowed.
@@ -85,5 +85,5 @@ export async function branchLauncher(
     (child.stdio[REPORT_FD] as Readable | null | undefined)?.resume();
     return child;
   };
-  return { launcher, warnings };
+  return { launcher, policy, warnings };
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { formatLint } from "../../src/cli/lint-command.js";
@@ -35,6 +35,19 @@ afterEach(async () => {
 });
 
 describe("umbra lint", () => {
+  it("never lints a file through a link out of the workspace, nor a hidden one", async () => {
+    const secret = join(home, "id_rsa.ts");
+    await writeFile(secret, "const key = 'PRIVATE-KEY-MATERIAL';\n");
+    await symlink(secret, join(root, "billing", "key.ts"));
+    await writeFile(join(root, ".umbraignore"), "secret.ts\n");
+    await writeFile(join(root, "secret.ts"), "const token: number = 'TOKEN-VALUE';\n");
+    for (const file of ["billing/key.ts", "secret.ts"]) {
+      const run = umbra(["lint", file, "--root", root, "--json"]);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stdout + run.stderr).not.toMatch(/PRIVATE-KEY-MATERIAL|TOKEN-VALUE/);
+    }
+  });
+
   it("reports what an edit introduces, without writing the file, and exits 1 on introduced errors", async () => {
     const before = await fingerprint(root);
     const original = await readFile(join(root, "billing", "invoice.ts"), "utf8");

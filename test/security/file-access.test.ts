@@ -98,7 +98,9 @@ function quotingHost(): LspHost {
       introduced: [diag],
       otherFiles: [],
       checkedFiles: [],
+      skippedFiles: [],
       partial: false,
+      partialReasons: [],
       version: 1,
       elapsedMs: 0,
     } as LintResult;
