@@ -251,16 +251,21 @@ async function indexLocked(
           return paths.flatMap((path) => chunkCache.get(path) ?? []).map((chunk) => chunk.text);
         },
       }));
+    // A damaged vector table is found here and recreated empty, like one a full disk left unreadable.
     vectors = await VectorStore.open(layout.vectors, embedder.dimensions);
     let rebuilt = state.rebuilt;
+    if (vectors.damage) {
+      rebuilt = vectors.damage;
+      warn(rebuilt);
+    }
     const identity = `${embedder.id}|${secretId}|${options.config.index.chunkTokens}`;
     const storedIdentity = lexical.getMeta("identity");
-    if (storedIdentity !== identity || (await vectors.count()) === 0) {
+    if (storedIdentity !== identity || vectors.created) {
       if (storedIdentity !== undefined && storedIdentity !== identity) {
         rebuilt = "the embedder, path key or chunk size changed; re-indexing every file";
         warn(rebuilt);
       }
-      if (storedIdentity !== identity || lexical.counts().chunks > 0) {
+      if (storedIdentity !== identity || lexical.counts().files > 0) {
         lexical.replaceFiles(Object.keys(indexed), []);
         await vectors.clear();
         indexed = {};
