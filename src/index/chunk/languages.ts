@@ -137,7 +137,7 @@ function functionValue(value: Node | null): Node | undefined {
 function wrappedFunction(value: Node | null, declaration: Node): boolean {
   const scope =
     declaration.parent?.type === "export_statement" ? declaration.parent.parent : declaration.parent;
-  if (!value || value.type !== "call_expression" || scope?.type !== "program") return false;
+  if (value?.type !== "call_expression" || scope?.type !== "program") return false;
   const args = field(value, "arguments");
   return args?.namedChildren.some((arg) => functionValue(arg) !== undefined) ?? false;
 }
