@@ -1,12 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { EmbedderConfig } from "../config/config.js";
-import {
-  CodeModelEmbedder,
-  deserializeCodeModel,
-  type Embedder,
-  serializeCodeModel,
-} from "./embed/index.js";
+import { CodeModelEmbedder, deserializeCodeModel, type Embedder, serializeCodeModel } from "./embed/index.js";
 import { trainCodeModelOffThread } from "./embed/train.js";
 
 export class NotIndexedError extends Error {

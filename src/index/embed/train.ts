@@ -21,9 +21,13 @@ const THREAD = new URL("./train-thread.js", import.meta.url);
  * Trains a code model in a worker thread; rejects with the signal's reason as soon as it aborts. Where the
  * compiled worker is not beside this module (running from the TypeScript sources), it trains on this thread.
  */
-export async function trainCodeModelOffThread(request: TrainRequest, signal?: AbortSignal): Promise<CodeModel> {
+export async function trainCodeModelOffThread(
+  request: TrainRequest,
+  signal?: AbortSignal,
+): Promise<CodeModel> {
   signal?.throwIfAborted();
-  if (!existsSync(fileURLToPath(THREAD))) return trainCodeModel(request.documents, { dimensions: request.dimensions });
+  if (!existsSync(fileURLToPath(THREAD)))
+    return trainCodeModel(request.documents, { dimensions: request.dimensions });
   const worker = new Worker(THREAD, { workerData: request });
   return new Promise<CodeModel>((resolve, reject) => {
     const onAbort = () => {
