@@ -1,11 +1,11 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import type { LanguageModel } from "ai";
 import type { UmbraConfig } from "../config/config.js";
 import type { OpenedIndex } from "../index/open.js";
 import type { LspHost } from "../lsp/index.js";
 import type { Approver } from "../sandbox/index.js";
 import { PROTECTED_WORKSPACE_PATHS } from "../sandbox/index.js";
-import { type Branch, type BranchChange, fork } from "../shadow/index.js";
+import { type Branch, type BranchChange, fork, LARGE_FILE_BYTES } from "../shadow/index.js";
 import type { ChangedFile } from "./apply.js";
 import { type CassetteHeader, readCassette, recordingFetch, replayFetch } from "./cassette.js";
 import { createToolContext } from "./context.js";
@@ -109,8 +109,16 @@ const PLACEHOLDER_PATHS = new Set(
 
 async function isSandboxPlaceholder(branch: Branch, change: BranchChange): Promise<boolean> {
   if (change.kind !== "added" || !PLACEHOLDER_PATHS.has(change.path)) return false;
-  const content = await branch.read(change.path).catch(() => undefined);
-  return content === undefined || content.length === 0;
+  const size = await branch.size(change.path).catch(() => undefined);
+  return size === undefined || size === 0;
+}
+
+/** A changed file's text for merging; undefined when absent or over the diff limit (it may not fit in memory). */
+async function mergeText(
+  size: number | undefined,
+  read: () => Promise<string | undefined>,
+): Promise<string | undefined> {
+  return size !== undefined && size <= LARGE_FILE_BYTES ? read() : undefined;
 }
 
 /** A git-style diff without the sections of some files. */
@@ -186,8 +194,14 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
     const diff = withoutFiles(await branch.diff(), placeholders);
     const files: ChangedFile[] = [];
     for (const change of changes) {
-      const base = await readFile(`${options.root}/${change.path}`, "utf8").catch(() => undefined);
-      files.push({ path: change.path, kind: change.kind, base, ours: await branch.readText(change.path) });
+      const basePath = `${options.root}/${change.path}`;
+      const baseSize = await stat(basePath).then(
+        (info) => info.size,
+        () => undefined,
+      );
+      const base = await mergeText(baseSize, () => readFile(basePath, "utf8").catch(() => undefined));
+      const ours = await mergeText(await branch.size(change.path), () => branch.readText(change.path));
+      files.push({ path: change.path, kind: change.kind, base, ours });
     }
     session.write({
       type: "end",

@@ -1,5 +1,5 @@
 import type { Dirent, Stats } from "node:fs";
-import { readdir, readFile, readlink } from "node:fs/promises";
+import { open, readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { errnoCode } from "./errors.js";
 import { opaqueDirs } from "./helper.js";
@@ -28,6 +28,8 @@ export interface Side {
   load(): Promise<Buffer>;
   /** Host stats, when the side is a file on disk. */
   stats?: Stats;
+  /** The regular file on disk that holds the content, when there is one. */
+  file?: string;
 }
 
 export interface ChangeDetail extends BranchChange {
@@ -48,7 +50,8 @@ function diskSide(path: string, info: Stats): Side | undefined {
     return { mode: "120000", stats: info, load: async () => Buffer.from(await readlink(path), "utf8") };
   }
   if (info.isFile()) {
-    return { mode: info.mode & 0o111 ? "100755" : "100644", stats: info, load: () => readFile(path) };
+    const mode = info.mode & 0o111 ? "100755" : "100644";
+    return { mode, stats: info, file: path, load: () => readFile(path) };
   }
   return undefined;
 }
@@ -81,8 +84,30 @@ async function differs(a: Side, b: Side, trustMtime: boolean): Promise<boolean> 
     if (a.stats.size !== b.stats.size) return true;
     if (trustMtime && a.stats.mtimeMs === b.stats.mtimeMs) return false;
   }
+  if (a.file && b.file && (a.stats?.size ?? 0) > COMPARE_IN_MEMORY_BYTES)
+    return !(await sameFiles(a.file, b.file));
   const [x, y] = await Promise.all([a.load(), b.load()]);
   return !x.equals(y);
+}
+
+/** Files above this size are compared piece by piece, never loaded whole (Node's limit is 2 GiB). */
+const COMPARE_IN_MEMORY_BYTES = 64 * 1024 * 1024;
+
+async function sameFiles(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([open(a), open(b)]);
+  try {
+    const size = 1024 * 1024;
+    const bufferX = Buffer.alloc(size);
+    const bufferY = Buffer.alloc(size);
+    for (;;) {
+      const [readX, readY] = await Promise.all([x.read(bufferX, 0, size), y.read(bufferY, 0, size)]);
+      if (readX.bytesRead !== readY.bytesRead) return false;
+      if (readX.bytesRead === 0) return true;
+      if (!bufferX.subarray(0, readX.bytesRead).equals(bufferY.subarray(0, readY.bytesRead))) return false;
+    }
+  } finally {
+    await Promise.all([x.close(), y.close()]);
+  }
 }
 
 /**
