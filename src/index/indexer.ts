@@ -18,7 +18,7 @@ import {
 } from "../workspace/index.js";
 import { resolveRoot } from "../workspace/root.js";
 import { type Chunk, chunkFile, detectLanguage } from "./chunk/index.js";
-import { type Embedder, EmbeddingCache, embedCached } from "./embed/index.js";
+import { type Embedder, EmbeddingCache, embedCached, raceAbort } from "./embed/index.js";
 import { openEmbedder } from "./embedders.js";
 import { type IndexLayout, indexLayout } from "./layout.js";
 import { acquireLock } from "./lock.js";
@@ -380,7 +380,8 @@ async function indexLocked(
       }
       // Vectors first, then the lexical commit that marks the files as indexed: a crash in between
       // leaves the files unmarked, and the next run replaces their vector rows (replace is idempotent).
-      await vectors.replace([], rows);
+      // For the same reason a Ctrl-C need not wait for the write to finish.
+      await raceAbort(vectors.replace([], rows), signal);
       lexical.replaceFiles([], written);
       run.saved += written.length;
       writes++;

@@ -3,16 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseGitIndex } from "../../src/workspace/git-index.js";
-import { cleanupTemp, makeTemp, paths, scan, skipOf, writeTree } from "./helpers.js";
-
-function hasGit(): boolean {
-  try {
-    execFileSync("git", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { cleanupTemp, hasGit, makeTemp, paths, scan, skipOf, writeTree } from "./helpers.js";
 
 /** Runs git in `root` isolated from the machine's git configuration. */
 function git(root: string, ...args: string[]): string {
