@@ -1,8 +1,9 @@
 // @ts-check
 /**
- * How long `umbra index` takes to stop after Ctrl-C at points through a first index (chunking, code-model
- * training, embedding and writing), against a baseline in the same run: a bare Node process that exits on
- * SIGINT (the floor: signal delivery and process exit). Each line also shows what the run said was saved.
+ * How long a first index takes to stop when interrupted in each phase (chunking, code-model training,
+ * embedding and writing): in process, 100 ms into each phase, and `umbra index` signalled with SIGINT;
+ * against, in the same run, how long each phase lasts uninterrupted (what a run that finishes its current
+ * step waits) and a bare Node process that exits on SIGINT (the floor). Each line shows what was saved.
  *
  *   node bench/interrupt/run.mjs [FILES]      (default 3000 generated Python files; build first)
  */
@@ -88,60 +89,79 @@ function floor() {
 }
 
 /**
- * When each phase of a first index starts and ends (in process, through the same indexer), so that the
- * interrupted CLI runs can be signalled in the middle of each.
+ * A first index in process through the built indexer. With `stopIn`, aborts 100 ms after that phase is
+ * first announced and measures how long the run takes to reject after the abort; without, records how
+ * long each phase lasts.
  * @param {string} root
+ * @param {string} [stopIn]
  */
-async function phases(root) {
+async function inProcess(root, stopIn) {
   const { indexWorkspace } = await import("../../dist/index/indexer.js");
   const { loadConfig } = await import("../../dist/config/config.js");
   const home = mkdtempSync(join(tmpdir(), "umbra-bench-int-home-"));
+  const controller = new AbortController();
   const started = performance.now();
-  /** @type {Map<string, { from: number, to: number }>} */
-  const spans = new Map();
+  /** @type {{ phase: string, at: number }[]} */
+  const transitions = [];
+  let aborted = 0;
+  let message = "";
   try {
     await indexWorkspace(root, {
       config: loadConfig({ workspaceRoot: root }),
       env: { ...process.env, UMBRA_HOME: home },
+      signal: controller.signal,
       onProgress: (/** @type {{ phase: string }} */ p) => {
-        const now = performance.now() - started;
-        const phase = p.phase === "write" ? "embed" : p.phase;
-        const span = spans.get(phase) ?? { from: now, to: now };
-        span.to = now;
-        spans.set(phase, span);
+        if (transitions.at(-1)?.phase === p.phase) return;
+        transitions.push({ phase: p.phase, at: performance.now() - started });
+        if (p.phase === stopIn && !aborted) {
+          setTimeout(() => {
+            aborted = performance.now();
+            controller.abort();
+          }, 100);
+        }
       },
     });
+  } catch (error) {
+    message = /** @type {Error} */ (error).message;
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
-  return { spans, totalMs: performance.now() - started };
+  const stopMs = aborted ? performance.now() - aborted : undefined;
+  return { transitions, totalMs: performance.now() - started, stopMs, message };
 }
 
 const root = workspace();
 try {
-  const { spans, totalMs } = await phases(root);
+  const full = await inProcess(root);
   console.log(
-    `first index of ${FILES} files, not interrupted (in process): ${(totalMs / 1000).toFixed(1)} s`,
+    `first index of ${FILES} files, not interrupted (in process): ${(full.totalMs / 1000).toFixed(1)} s`,
   );
-  for (const [phase, span] of spans) {
-    console.log(
-      `  ${phase}: ${((span.to - span.from) / 1000).toFixed(1)} s (from ${(span.from / 1000).toFixed(1)} s)`,
-    );
-  }
+  const { transitions } = full;
+  const first = (/** @type {string} */ phase) => transitions.findIndex((t) => t.phase === phase);
+  const at = (/** @type {number} */ i) => transitions[i]?.at ?? full.totalMs;
+  // chunking for training, training, then batches of chunk/embed/write until the postings are compacted
+  console.log(`  chunk for training: ${((at(first("train")) - at(first("chunk"))) / 1000).toFixed(1)} s`);
+  console.log(
+    `  train the code model: ${((at(first("train") + 1) - at(first("train"))) / 1000).toFixed(1)} s`,
+  );
+  console.log(`  embed and write: ${((at(first("compact")) - at(first("embed"))) / 1000).toFixed(1)} s`);
   const floors = [];
   for (let i = 0; i < 5; i++) floors.push(/** @type {number} */ (await floor()));
   floors.sort((a, b) => a - b);
   console.log(`baseline: bare node process, SIGINT to exit: median ${floors[2]?.toFixed(0)} ms`);
-  // The CLI run also loads the CLI first (about 1 s), so its phases start a little later.
   for (const phase of ["chunk", "train", "embed"]) {
-    const span = spans.get(phase);
-    if (!span) continue;
-    const delay = Math.round(1000 + (span.from + span.to) / 2);
-    const r = /** @type {{ code: number, stopMs: number, message: string }} */ (await index(root, delay));
+    const r = await inProcess(root, phase);
     console.log(
-      `SIGINT in ${phase} (at ${(delay / 1000).toFixed(1)} s): stopped in ${r.stopMs?.toFixed(0)} ms, exit ${r.code}: ${r.message}`,
+      `abort 100 ms into ${phase} (in process): stopped in ${r.stopMs?.toFixed(0)} ms: ${r.message}`,
     );
   }
+  // The CLI, signalled halfway through an uninterrupted run (where that lands depends on the machine's load).
+  const cli = /** @type {{ code: number, stopMs: number, message: string }} */ (
+    await index(root, Math.round(full.totalMs / 2))
+  );
+  console.log(
+    `umbra index, SIGINT at half its run: stopped in ${cli.stopMs?.toFixed(0)} ms, exit ${cli.code}: ${cli.message}`,
+  );
 } finally {
   rmSync(join(root, ".."), { recursive: true, force: true });
 }
