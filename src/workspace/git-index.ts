@@ -4,7 +4,7 @@
  * Only what the scan needs is kept: tracked paths below a folder of the default excluded list, so that a
  * tracked `build/` or `vendor/` is scanned like any source folder.
  */
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { findGitDir, findRepositoryTop } from "./ignore-rules.js";
 
@@ -19,6 +19,8 @@ const SIGNATURE = 0x44495243; // "DIRC"
 /** Stat fields before the object id in each entry: ctime, mtime, dev, ino, mode, uid, gid, size. */
 const STAT_BYTES = 40;
 const EXTENDED_FLAG = 0x4000;
+/** An index file above this is not read (git's own for a million files is about 100 MB). */
+const MAX_INDEX_BYTES = 512 * 1024 * 1024;
 
 /**
  * The paths of an index file's entries, in order (versions 2, 3 and 4; folder entries of a sparse index
@@ -69,6 +71,8 @@ export function parseGitIndex(bytes: Buffer, idBytes = 20): string[] | undefined
   return paths;
 }
 
+let lastParsed: { key: string; paths: TrackedPaths } | undefined;
+
 /** Object id length of the repository: 32 bytes for `objectFormat = sha256`, else 20. */
 async function objectIdBytes(commonDir: string): Promise<number> {
   const config = await readFile(join(commonDir, "config"), "utf8").catch(() => "");
@@ -88,7 +92,14 @@ export async function trackedExcludedPaths(
   if (top === undefined) return undefined;
   const git = await findGitDir(top);
   if (!git) return undefined;
-  const bytes = await readFile(join(git.gitDir, "index")).catch(() => undefined);
+  const indexFile = join(git.gitDir, "index");
+  const info = await stat(indexFile).catch(() => undefined);
+  if (!info || info.size > MAX_INDEX_BYTES) return undefined;
+  // A long-lived process (umbra watch) scans again and again: parse the index only when it changed.
+  const key = `${indexFile}\0${root}\0${info.size}\0${info.mtimeMs}\0${[...excludedNames].join("/")}`;
+  const known = lastParsed?.key === key ? lastParsed.paths : undefined;
+  if (known) return known;
+  const bytes = await readFile(indexFile).catch(() => undefined);
   if (!bytes) return undefined;
   const entries = parseGitIndex(bytes, await objectIdBytes(git.commonDir));
   if (!entries) return undefined;
@@ -105,5 +116,6 @@ export async function trackedExcludedPaths(
     for (let i = first; i < parts.length - 1; i++) dirs.add(parts.slice(0, i + 1).join("/"));
     files.add(parts.join("/"));
   }
-  return { dirs, files };
+  lastParsed = { key, paths: { dirs, files } };
+  return lastParsed.paths;
 }
