@@ -149,7 +149,7 @@ try {
   for (let i = 0; i < 5; i++) floors.push(/** @type {number} */ (await floor()));
   floors.sort((a, b) => a - b);
   console.log(`baseline: bare node process, SIGINT to exit: median ${floors[2]?.toFixed(0)} ms`);
-  for (const phase of ["chunk", "train", "embed"]) {
+  for (const phase of ["chunk", "train", "write"]) {
     const r = await inProcess(root, phase);
     console.log(
       `abort 100 ms into ${phase} (in process): stopped in ${r.stopMs?.toFixed(0)} ms: ${r.message}`,

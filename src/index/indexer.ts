@@ -208,6 +208,7 @@ async function indexLocked(
   let cache: EmbeddingCache | undefined;
   const { signal } = options;
   const run: RunProgress = { saved: 0 };
+  let writing: Promise<void> | undefined;
   try {
     state = openLexical(layout, warn, corrupt);
     const { lexical } = state;
@@ -380,8 +381,10 @@ async function indexLocked(
       }
       // Vectors first, then the lexical commit that marks the files as indexed: a crash in between
       // leaves the files unmarked, and the next run replaces their vector rows (replace is idempotent).
-      // For the same reason a Ctrl-C need not wait for the write to finish.
-      await raceAbort(vectors.replace([], rows), signal);
+      // For the same reason a Ctrl-C need not wait for the write to finish (the store is closed after it).
+      writing = vectors.replace([], rows);
+      await raceAbort(writing, signal);
+      writing = undefined;
       lexical.replaceFiles([], written);
       run.saved += written.length;
       writes++;
@@ -436,7 +439,10 @@ async function indexLocked(
     if (signal?.aborted) throw interruption(run, state?.lexical);
     throw error;
   } finally {
-    vectors?.close();
+    // Closing the table under a write in flight would free what the write still uses.
+    const store = vectors;
+    if (writing) void writing.catch(() => {}).finally(() => store?.close());
+    else store?.close();
     cache?.close();
     state?.lexical.close();
   }
