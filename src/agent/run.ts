@@ -4,8 +4,8 @@ import type { OpenedIndex } from "../index/open.js";
 import type { LspHost } from "../lsp/index.js";
 import type { Approver } from "../sandbox/index.js";
 import { PROTECTED_WORKSPACE_PATHS } from "../sandbox/index.js";
-import { type Branch, type BranchChange, fork } from "../shadow/index.js";
-import { readIfRegular } from "../workspace/rooted.js";
+import { type Branch, type BranchChange, fork, LARGE_FILE_BYTES } from "../shadow/index.js";
+import { lstatIn, readIfRegular } from "../workspace/rooted.js";
 import type { ChangedFile } from "./apply.js";
 import { type CassetteHeader, readCassette, recordingFetch, replayFetch } from "./cassette.js";
 import { createToolContext } from "./context.js";
@@ -109,8 +109,16 @@ const PLACEHOLDER_PATHS = new Set(
 
 async function isSandboxPlaceholder(branch: Branch, change: BranchChange): Promise<boolean> {
   if (change.kind !== "added" || !PLACEHOLDER_PATHS.has(change.path)) return false;
-  const content = await branch.read(change.path).catch(() => undefined);
-  return content === undefined || content.length === 0;
+  const size = await branch.size(change.path).catch(() => undefined);
+  return size === undefined || size === 0;
+}
+
+/** A changed file's text for merging; undefined when absent or over the diff limit (it may not fit in memory). */
+async function mergeText(
+  size: number | undefined,
+  read: () => Promise<string | undefined>,
+): Promise<string | undefined> {
+  return size !== undefined && size <= LARGE_FILE_BYTES ? read() : undefined;
 }
 
 /** A git-style diff without the sections of some files. */
@@ -191,8 +199,15 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
     const files: ChangedFile[] = [];
     for (const change of changes) {
       // the user's file, read without following a link a command may have planted on the way
-      const base = (await readIfRegular(options.root, change.path).catch(() => undefined))?.toString("utf8");
-      files.push({ path: change.path, kind: change.kind, base, ours: await branch.readText(change.path) });
+      const baseSize = await lstatIn(options.root, change.path).then(
+        (info) => info?.size,
+        () => undefined,
+      );
+      const base = await mergeText(baseSize, async () =>
+        (await readIfRegular(options.root, change.path).catch(() => undefined))?.toString("utf8"),
+      );
+      const ours = await mergeText(await branch.size(change.path), () => branch.readText(change.path));
+      files.push({ path: change.path, kind: change.kind, base, ours });
     }
     session.write({
       type: "end",

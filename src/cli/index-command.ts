@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { type IndexReport, indexWorkspace } from "../index/indexer.js";
+import { IndexInterruptedError, type IndexReport, indexWorkspace } from "../index/indexer.js";
 import { configFor, interruptSignal, printJson, terminalReporter } from "./shared.js";
 
 function describeSkipped(report: IndexReport): string {
@@ -29,12 +29,21 @@ export function registerIndex(program: Command): void {
     .option("--json", "print the report as JSON")
     .action(async (dir: string, options: { json?: boolean }) => {
       const reporter = terminalReporter();
-      const report = await indexWorkspace(dir, {
-        config: configFor(dir),
-        signal: interruptSignal(),
-        onProgress: reporter.onProgress,
-        onWarning: reporter.onWarning,
-      }).finally(reporter.done);
+      let report: IndexReport;
+      try {
+        report = await indexWorkspace(dir, {
+          config: configFor(dir),
+          signal: interruptSignal(),
+          onProgress: reporter.onProgress,
+          onWarning: reporter.onWarning,
+        }).finally(reporter.done);
+      } catch (error) {
+        if (!(error instanceof IndexInterruptedError)) throw error;
+        // Interrupted by Ctrl-C (or SIGTERM): say what is saved, and exit as a shell expects (128 + SIGINT).
+        process.stderr.write(`umbra: ${error.message}\n`);
+        process.exitCode = 130;
+        return;
+      }
       if (report.files === 0) {
         process.stderr.write(
           `umbra: warning: nothing was indexed in ${report.root} — ${describeSkipped(report)}; check .gitignore, .umbraignore and .cursorignore\n`,

@@ -32,7 +32,7 @@ export function terminalReporter(): {
 export function interruptSignal(): AbortSignal {
   const controller = new AbortController();
   process.once("SIGINT", () => {
-    process.stderr.write("\numbra: interrupting after the current batch (Ctrl-C again to quit now)\n");
+    process.stderr.write("\numbra: interrupting (Ctrl-C again to quit now)\n");
     controller.abort();
     process.once("SIGINT", () => process.exit(130));
   });

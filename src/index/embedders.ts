@@ -1,13 +1,8 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { EmbedderConfig } from "../config/config.js";
-import {
-  CodeModelEmbedder,
-  deserializeCodeModel,
-  type Embedder,
-  serializeCodeModel,
-  trainCodeModel,
-} from "./embed/index.js";
+import { CodeModelEmbedder, deserializeCodeModel, type Embedder, serializeCodeModel } from "./embed/index.js";
+import { trainCodeModelOffThread } from "./embed/train.js";
 
 export class NotIndexedError extends Error {
   override name = "NotIndexedError";
@@ -19,6 +14,8 @@ export interface OpenEmbedderOptions {
   env: NodeJS.ProcessEnv;
   /** Chunk texts to learn the code model from when none exists yet; absent when only searching. */
   trainingChunks?: () => Promise<string[]>;
+  /** Stops learning the code model (or a remote embedder's probe) at once. */
+  signal?: AbortSignal;
 }
 
 async function readModel(file: string): Promise<Buffer | undefined> {
@@ -43,7 +40,7 @@ export async function openEmbedder(config: EmbedderConfig, options: OpenEmbedder
         ...(apiKey ? { apiKey } : {}),
         ...(config.dimensions ? { dimensions: config.dimensions } : {}),
       });
-      await embedder.init();
+      await embedder.init(options.signal);
       return embedder;
     }
     case "onnx": {
@@ -66,7 +63,11 @@ export async function openEmbedder(config: EmbedderConfig, options: OpenEmbedder
       }
       if (!options.trainingChunks)
         throw new NotIndexedError("this workspace has no index yet; run `umbra index` first");
-      const model = trainCodeModel(await options.trainingChunks(), { dimensions: config.dimensions });
+      const documents = await options.trainingChunks();
+      const model = await trainCodeModelOffThread(
+        { documents, dimensions: config.dimensions },
+        options.signal,
+      );
       await mkdir(dirname(options.modelFile), { recursive: true });
       const temp = `${options.modelFile}.${process.pid}.tmp`;
       await writeFile(temp, serializeCodeModel(model));

@@ -18,7 +18,7 @@ import {
 } from "../workspace/index.js";
 import { resolveRoot } from "../workspace/root.js";
 import { type Chunk, chunkFile, detectLanguage } from "./chunk/index.js";
-import { type Embedder, EmbeddingCache, embedCached } from "./embed/index.js";
+import { type Embedder, EmbeddingCache, embedCached, raceAbort } from "./embed/index.js";
 import { openEmbedder } from "./embedders.js";
 import { type IndexLayout, indexLayout } from "./layout.js";
 import { acquireLock } from "./lock.js";
@@ -140,10 +140,24 @@ export function countByReason(skipped: readonly IndexSkip[]): Record<string, num
   return out;
 }
 
-function checkAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) {
-    throw new IndexInterruptedError("indexing interrupted; finished files are saved, run it again to resume");
-  }
+/** How far an indexing run got, for the message of an interrupted one. */
+interface RunProgress {
+  /** Files this run has to write, once the change set is known. */
+  toWrite?: number;
+  /** Files written and committed so far. */
+  saved: number;
+}
+
+/** What an interrupted run says: exactly what is saved (the index's own count) and what the next run does. */
+function interruption(run: RunProgress, lexical: LexicalStore | undefined): IndexInterruptedError {
+  const files = lexical?.counts().files ?? 0;
+  const holds = files === 0 ? "the index is empty" : `the index holds ${files} file${files === 1 ? "" : "s"}`;
+  const done =
+    run.toWrite === undefined || run.saved === 0
+      ? `before any file was saved (${holds})`
+      : `after saving ${run.saved} of ${run.toWrite} files (${holds})`;
+  const next = run.saved > 0 ? "resumes with the rest" : "starts over";
+  return new IndexInterruptedError(`indexing interrupted ${done}; the next \`umbra index\` ${next}`);
 }
 
 /**
@@ -192,6 +206,9 @@ async function indexLocked(
   let state: OpenState | undefined;
   let vectors: VectorStore | undefined;
   let cache: EmbeddingCache | undefined;
+  const { signal } = options;
+  const run: RunProgress = { saved: 0 };
+  let writing: Promise<void> | undefined;
   try {
     state = openLexical(layout, warn, corrupt);
     const { lexical } = state;
@@ -201,14 +218,14 @@ async function indexLocked(
     const scan = await scanWorkspace(root, {
       maxFileBytes: options.config.index.maxFileBytes,
       ...(options.config.index.excludeDirs ? { excludeDirs: options.config.index.excludeDirs } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
+      ...(signal ? { signal } : {}),
     });
     const previous = state.rebuilt ? undefined : await loadPreviousSnapshot(layout.merkle, warn);
     const { snapshot, hashedFiles } = await takeSnapshot(root, scan, previous, {
-      ...(options.signal ? { signal: options.signal } : {}),
+      ...(signal ? { signal } : {}),
       onProgress: (done, total) => progress({ phase: "hash", done, total }),
     });
-    checkAborted(options.signal);
+    signal?.throwIfAborted();
 
     // 2. What to index: text files in a language we know.
     const target: Record<string, string> = {};
@@ -235,7 +252,7 @@ async function indexLocked(
         if (!chunkCache.has(path))
           chunkCache.set(path, await chunkOne(root, path, options.config.index.chunkTokens));
         progress({ phase: "chunk", done: ++done, total: paths.length });
-        checkAborted(options.signal);
+        signal?.throwIfAborted();
       }
     };
     const embedder =
@@ -243,6 +260,7 @@ async function indexLocked(
       (await openEmbedder(options.config.index.embedder, {
         modelFile: layout.codeModel,
         env: options.env ?? process.env,
+        ...(signal ? { signal } : {}),
         // The code model is learned from the workspace's own chunks on the first run.
         trainingChunks: async () => {
           const paths = Object.keys(target);
@@ -251,16 +269,21 @@ async function indexLocked(
           return paths.flatMap((path) => chunkCache.get(path) ?? []).map((chunk) => chunk.text);
         },
       }));
+    // A damaged vector table is found here and recreated empty, like one a full disk left unreadable.
     vectors = await VectorStore.open(layout.vectors, embedder.dimensions);
     let rebuilt = state.rebuilt;
+    if (vectors.damage) {
+      rebuilt = vectors.damage;
+      warn(rebuilt);
+    }
     const identity = `${embedder.id}|${secretId}|${options.config.index.chunkTokens}`;
     const storedIdentity = lexical.getMeta("identity");
-    if (storedIdentity !== identity || (await vectors.count()) === 0) {
+    if (storedIdentity !== identity || vectors.created) {
       if (storedIdentity !== undefined && storedIdentity !== identity) {
         rebuilt = "the embedder, path key or chunk size changed; re-indexing every file";
         warn(rebuilt);
       }
-      if (storedIdentity !== identity || lexical.counts().chunks > 0) {
+      if (storedIdentity !== identity || lexical.counts().files > 0) {
         lexical.replaceFiles(Object.keys(indexed), []);
         await vectors.clear();
         indexed = {};
@@ -272,6 +295,7 @@ async function indexLocked(
     const changes: ChangeSet = diffFiles(indexed, target);
     const toWrite = [...changes.added, ...changes.modified, ...changes.renamed.map((r) => r.to)].sort();
     const toRemove = [...changes.removed, ...changes.renamed.map((r) => r.from)];
+    run.toWrite = toWrite.length;
     let embedded = 0;
     let cachedEmbeddings = 0;
 
@@ -289,7 +313,7 @@ async function indexLocked(
     const batchSize = options.config.index.filesPerBatch;
     let nextId = lexical.nextChunkId();
     for (let start = 0; start < toWrite.length; start += batchSize) {
-      checkAborted(options.signal);
+      signal?.throwIfAborted();
       const paths = toWrite.slice(start, start + batchSize);
       await chunkPaths(paths);
       const chunks = paths.flatMap((path) => chunkCache.get(path) ?? []);
@@ -299,7 +323,7 @@ async function indexLocked(
         chunks.map((chunk) => ({ hash: chunk.hash, text: chunk.text })),
         {
           batchSize: options.config.index.batchSize,
-          ...(options.signal ? { signal: options.signal } : {}),
+          ...(signal ? { signal } : {}),
           onProgress: (done) =>
             progress({
               phase: "embed",
@@ -310,7 +334,7 @@ async function indexLocked(
       );
       embedded += result.embedded;
       cachedEmbeddings += result.cached;
-      checkAborted(options.signal);
+      signal?.throwIfAborted();
 
       const written: { file: FileRow; chunks: (NewChunk & { id: number })[] }[] = [];
       const rows: VectorRow[] = [];
@@ -357,8 +381,12 @@ async function indexLocked(
       }
       // Vectors first, then the lexical commit that marks the files as indexed: a crash in between
       // leaves the files unmarked, and the next run replaces their vector rows (replace is idempotent).
-      await vectors.replace([], rows);
+      // For the same reason a Ctrl-C need not wait for the write to finish (the store is closed after it).
+      writing = vectors.replace([], rows);
+      await raceAbort(writing, signal);
+      writing = undefined;
       lexical.replaceFiles([], written);
+      run.saved += written.length;
       writes++;
       progress({ phase: "write", done: Math.min(start + batchSize, toWrite.length), total: toWrite.length });
     }
@@ -406,8 +434,15 @@ async function indexLocked(
       durationMs: Date.now() - started,
       ...(rebuilt ? { rebuilt } : {}),
     };
+  } catch (error) {
+    // Whatever was cut short (scan, chunking, training, an embedding request), the run stops here.
+    if (signal?.aborted) throw interruption(run, state?.lexical);
+    throw error;
   } finally {
-    vectors?.close();
+    // Closing the table under a write in flight would free what the write still uses.
+    const store = vectors;
+    if (writing) void writing.catch(() => {}).finally(() => store?.close());
+    else store?.close();
     cache?.close();
     state?.lexical.close();
   }

@@ -126,6 +126,11 @@ export class Branch {
     return this.view.read(normalizeRelPath(relPath));
   }
 
+  /** The size of a file in the merged view, without reading it; undefined when it is absent. */
+  async size(relPath: string): Promise<number | undefined> {
+    return this.view.size(normalizeRelPath(relPath));
+  }
+
   async readText(relPath: string): Promise<string | undefined> {
     return (await this.read(relPath))?.toString("utf8");
   }

@@ -1,4 +1,5 @@
-import type { Stats } from "node:fs";
+import { constants, type Stats } from "node:fs";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { FileAccessError } from "../workspace/errors.js";
 import { type DirEntryInfo, lstatIn, readdirIn, readIn, readlinkIn } from "../workspace/rooted.js";
@@ -23,6 +24,8 @@ export interface Side {
   load(): Promise<Buffer>;
   /** Host stats, when the side is a file on disk. */
   stats?: Stats;
+  /** The regular file on disk that holds the content, when there is one. */
+  file?: string;
 }
 
 export interface ChangeDetail extends BranchChange {
@@ -53,6 +56,7 @@ function diskSide(base: string, rel: string, info: Stats): Side | undefined {
     return {
       mode: info.mode & 0o111 ? "100755" : "100644",
       stats: info,
+      file: join(base, rel),
       load: async () => (await readIn(base, rel)).data,
     };
   }
@@ -105,8 +109,32 @@ async function differs(a: Side, b: Side, trustMtime: boolean): Promise<boolean> 
     if (a.stats.size !== b.stats.size) return true;
     if (trustMtime && a.stats.mtimeMs === b.stats.mtimeMs) return false;
   }
+  if (a.file && b.file && (a.stats?.size ?? 0) > COMPARE_IN_MEMORY_BYTES)
+    return !(await sameFiles(a.file, b.file));
   const [x, y] = await Promise.all([a.load(), b.load()]);
   return !x.equals(y);
+}
+
+/** Files above this size are compared piece by piece, never loaded whole (Node's limit is 2 GiB). */
+const COMPARE_IN_MEMORY_BYTES = 64 * 1024 * 1024;
+
+async function sameFiles(a: string, b: string): Promise<boolean> {
+  // only whether they differ is learnt, and never through a link at the end of either path
+  const flags = constants.O_RDONLY | constants.O_NOFOLLOW;
+  const [x, y] = await Promise.all([open(a, flags), open(b, flags)]);
+  try {
+    const size = 1024 * 1024;
+    const bufferX = Buffer.alloc(size);
+    const bufferY = Buffer.alloc(size);
+    for (;;) {
+      const [readX, readY] = await Promise.all([x.read(bufferX, 0, size), y.read(bufferY, 0, size)]);
+      if (readX.bytesRead !== readY.bytesRead) return false;
+      if (readX.bytesRead === 0) return true;
+      if (!bufferX.subarray(0, readX.bytesRead).equals(bufferY.subarray(0, readY.bytesRead))) return false;
+    }
+  } finally {
+    await Promise.all([x.close(), y.close()]);
+  }
 }
 
 /**

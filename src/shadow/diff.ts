@@ -18,7 +18,15 @@ export interface DiffOptions {
    * output, caches) are left out unless this is set. Modified and deleted files are always shown.
    */
   includeIgnored?: boolean;
+  /**
+   * Files larger than this (on either side) are not read: the diff says that the file changed and its
+   * sizes, without content (default LARGE_FILE_BYTES). Node cannot hold a file over 2 GiB in one buffer.
+   */
+  maxFileBytes?: number;
 }
+
+/** Above this size a file's content is left out of diffs (64 MiB). */
+export const LARGE_FILE_BYTES = 64 * 1024 * 1024;
 
 /** Reads a file of the branch's view (used for ignore files). */
 export type ViewReader = (rel: string) => Promise<Buffer | undefined>;
@@ -108,10 +116,46 @@ interface Loaded {
   newMode?: GitMode;
   old?: Buffer;
   new?: Buffer;
+  /** Sizes of the sides, when one is over the limit and neither was read. */
+  large?: { old?: number; new?: number };
 }
 
-async function load(side: Side | undefined): Promise<Buffer | undefined> {
-  return side ? side.load() : undefined;
+/** The size of a side on disk over `limit`, else undefined (in-memory sides are always small enough). */
+function largeSize(side: Side | undefined, limit: number): number | undefined {
+  const size = side?.stats?.size;
+  return size !== undefined && size > limit ? size : undefined;
+}
+
+function describeSize(bytes: number): string {
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let value = bytes;
+  let unit = "bytes";
+  for (const next of units) {
+    if (value < 1024) break;
+    value /= 1024;
+    unit = next;
+  }
+  return unit === "bytes" ? `${bytes} bytes` : `${value.toFixed(1)} ${unit} (${bytes} bytes)`;
+}
+
+/** The section of a file too large to read: git's header lines, then one line saying what changed. */
+function formatLarge(change: Loaded, limit: number): string {
+  const { path, large = {} } = change;
+  const a = label("a/", path);
+  const b = label("b/", path);
+  const out = [`diff --git ${a} ${b}`];
+  if (change.kind === "added") out.push(`new file mode ${change.newMode}`);
+  else if (change.kind === "deleted") out.push(`deleted file mode ${change.oldMode}`);
+  else if (change.oldMode !== change.newMode)
+    out.push(`old mode ${change.oldMode}`, `new mode ${change.newMode}`);
+  const sizes = [
+    large.old !== undefined ? `${a} ${describeSize(large.old)}` : undefined,
+    large.new !== undefined ? `${b} ${describeSize(large.new)}` : undefined,
+  ].filter((part) => part !== undefined);
+  out.push(
+    `Large file ${change.kind}, content not shown: ${sizes.join(", ")}; over the ${describeSize(limit)} diff limit`,
+  );
+  return `${out.join("\n")}\n`;
 }
 
 function hunks(oldPath: string, newPath: string, oldText: string, newText: string, context: number): string {
@@ -129,7 +173,7 @@ function fileHeader(marker: "---" | "+++", name: string): string {
   return `${marker} ${name}${name.includes(" ") && !name.startsWith('"') ? "\t" : ""}`;
 }
 
-function formatOne(change: Loaded, options: Required<Omit<DiffOptions, "includeIgnored">>): string {
+function formatOne(change: Loaded, options: Required<Pick<DiffOptions, "binary" | "context">>): string {
   const { path } = change;
   const a = label("a/", path);
   const b = label("b/", path);
@@ -241,20 +285,29 @@ export async function formatDiff(
   options: DiffOptions = {},
 ): Promise<string> {
   const settings = { binary: options.binary ?? false, context: options.context ?? 3 };
+  const limit = options.maxFileBytes ?? LARGE_FILE_BYTES;
   const ignores = new ViewIgnores(read);
   const loaded: Loaded[] = [];
   for (const change of changes) {
     if (change.kind === "added" && !options.includeIgnored && (await ignores.ignored(change.path))) continue;
     const entry: Loaded = { path: change.path, kind: change.kind };
-    if (change.old) {
-      entry.oldMode = change.old.mode;
-      const content = await load(change.old);
-      if (content) entry.old = content;
-    }
-    if (change.new) {
-      entry.newMode = change.new.mode;
-      const content = await load(change.new);
-      if (content) entry.new = content;
+    if (change.old) entry.oldMode = change.old.mode;
+    if (change.new) entry.newMode = change.new.mode;
+    const largeOld = largeSize(change.old, limit);
+    const largeNew = largeSize(change.new, limit);
+    if (largeOld !== undefined || largeNew !== undefined) {
+      // Neither side is read; the other side's size is on disk (or in memory) too.
+      entry.large = {
+        ...(change.old
+          ? { old: largeOld ?? change.old.stats?.size ?? (await change.old.load()).length }
+          : {}),
+        ...(change.new
+          ? { new: largeNew ?? change.new.stats?.size ?? (await change.new.load()).length }
+          : {}),
+      };
+    } else {
+      if (change.old) entry.old = await change.old.load();
+      if (change.new) entry.new = await change.new.load();
     }
     loaded.push(entry);
   }
@@ -282,7 +335,8 @@ export async function formatDiff(
   for (const entry of loaded) {
     if (consumed.has(entry)) continue;
     const from = renamedFrom.get(entry);
-    parts.push(from ? formatRename(from, entry) : formatOne(entry, settings));
+    if (entry.large) parts.push(formatLarge(entry, limit));
+    else parts.push(from ? formatRename(from, entry) : formatOne(entry, settings));
   }
   return parts.join("");
 }

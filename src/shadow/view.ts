@@ -133,6 +133,14 @@ export class BranchView {
     }
   }
 
+  /** The size in bytes of a file of the view (symlinks followed), without reading it; undefined when none. */
+  async size(rel: string): Promise<number | undefined> {
+    const entry = await this.resolve(rel, true);
+    if (entry?.kind !== "file") return undefined;
+    if (entry.content) return entry.content.length;
+    return entry.path ? (await lstatOrUndefined(entry.path))?.size : undefined;
+  }
+
   /** The entries of a folder of the view, sorted by name; undefined when it is not a folder. */
   async readdir(rel: string): Promise<DirEntry[] | undefined> {
     const entry = await this.resolve(rel, true);

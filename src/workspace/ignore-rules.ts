@@ -100,29 +100,13 @@ export function rebaseFromAncestor(line: string, prefix: readonly string[]): str
  * repository's `.git/info/exclude`, rebased onto `root`. Empty when `root` is not inside a repository.
  */
 export async function enclosingRepositoryRules(root: string): Promise<SourcedPattern[]> {
+  const top = await findRepositoryTop(root);
+  if (top === undefined || top === root) return [];
   const ancestors: string[] = [];
-  let top: string | undefined;
   for (let dir = dirname(root); ; dir = dirname(dir)) {
     ancestors.unshift(dir);
-    if (
-      await stat(join(dir, ".git")).then(
-        () => true,
-        () => false,
-      )
-    ) {
-      top = dir;
-      break;
-    }
-    if (dirname(dir) === dir) break;
+    if (dir === top) break;
   }
-  if (
-    top === undefined ||
-    (await stat(join(root, ".git")).then(
-      () => true,
-      () => false,
-    ))
-  )
-    return [];
   const rebaseAll = (text: string, from: string, mark: string) => {
     const prefix = relative(from, root).split("/");
     const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -220,15 +204,30 @@ export async function findGlobalExcludesFile(
   return home ? join(home, ".config", "git", "ignore") : undefined;
 }
 
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The top level of the git repository that holds `root` (`root` itself or an ancestor), if any. */
+export async function findRepositoryTop(root: string): Promise<string | undefined> {
+  for (let dir = root; ; dir = dirname(dir)) {
+    if (await exists(join(dir, ".git"))) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
 /**
- * The `info/exclude` file of the repository whose top level is `root`, following a `.git` file
- * (`gitdir: …`, as in worktrees and submodules) to the real git directory.
+ * The git directory of the repository whose top level is `root` (following a `.git` file, `gitdir: …`,
+ * as in worktrees and submodules) and its common directory (shared by a repository's worktrees).
  */
-export async function findInfoExclude(root: string): Promise<string | undefined> {
+export async function findGitDir(root: string): Promise<{ gitDir: string; commonDir: string } | undefined> {
   const dotGit = join(root, ".git");
   try {
     const info = await stat(dotGit);
-    if (info.isDirectory()) return join(dotGit, "info", "exclude");
+    if (info.isDirectory()) return { gitDir: dotGit, commonDir: dotGit };
     if (!info.isFile()) return undefined;
   } catch {
     return undefined;
@@ -238,5 +237,11 @@ export async function findInfoExclude(root: string): Promise<string | undefined>
   if (!match?.[1]) return undefined;
   const gitDir = resolve(root, match[1]);
   const common = (await readOptionalText(join(gitDir, "commondir")))?.trim();
-  return join(common ? resolve(gitDir, common) : gitDir, "info", "exclude");
+  return { gitDir, commonDir: common ? resolve(gitDir, common) : gitDir };
+}
+
+/** The `info/exclude` file of the repository whose top level is `root`. */
+export async function findInfoExclude(root: string): Promise<string | undefined> {
+  const git = await findGitDir(root);
+  return git && join(git.commonDir, "info", "exclude");
 }

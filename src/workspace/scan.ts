@@ -4,6 +4,7 @@ import { resolve, sep } from "node:path";
 import { errorCode } from "./errors.js";
 import { DEFAULT_EXCLUDED_DIRS, excludedDirMatcher } from "./excluded-dirs.js";
 import { createPacer, createReadCheck, describeFsError } from "./file-access.js";
+import { type TrackedPaths, trackedExcludedPaths } from "./git-index.js";
 import {
   enclosingRepositoryRules,
   extendRules,
@@ -30,7 +31,9 @@ export interface ScanOptions {
   maxFileBytes?: number;
   /**
    * Folders to skip: a bare name matches at any depth, a name with a slash matches that path from the
-   * root. Replaces DEFAULT_EXCLUDED_DIRS when given (`.git` is always skipped).
+   * root. Replaces DEFAULT_EXCLUDED_DIRS when given (`.git` is always skipped). The default list never
+   * drops what git tracks: in a git repository, the tracked files of a folder such as `build/` or
+   * `vendor/` are scanned (its untracked files are not); a list given here applies as it is.
    */
   excludeDirs?: readonly string[];
   /** Follow symlinks that stay inside the root. Default false: every symlink is skipped. */
@@ -57,6 +60,8 @@ interface DirVisit {
   real: string;
   context: IgnoreContext;
   chain: Chain;
+  /** Inside a default-excluded folder that git tracks: only tracked files and folders are listed. */
+  tracked?: TrackedPaths;
 }
 
 /** How many files are stat'ed synchronously before the walk lets the event loop run. */
@@ -139,6 +144,13 @@ export async function scanWorkspace(root: string, options: ScanOptions = {}): Pr
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const followSymlinks = options.followSymlinks ?? false;
   const isExcludedDir = excludedDirMatcher(options.excludeDirs ?? DEFAULT_EXCLUDED_DIRS);
+  // Read from the git index on the first excluded folder met, and only for the default list.
+  let tracked: Promise<TrackedPaths | undefined> | undefined;
+  const trackedPaths = (): Promise<TrackedPaths | undefined> => {
+    if (options.excludeDirs) return Promise.resolve(undefined);
+    tracked ??= trackedExcludedPaths(absRoot, new Set(DEFAULT_EXCLUDED_DIRS));
+    return tracked;
+  };
   const checkReadable = createReadCheck();
   const limit = createLimiter(options.concurrency ?? 32);
   // File metadata is read with lstatSync in short runs: on a local disk it is several times faster than
@@ -226,25 +238,35 @@ export async function scanWorkspace(root: string, options: ScanOptions = {}): Pr
     return walk({ abs, rel, real: target, context, chain: { real: target, parent: visit.chain } });
   };
 
-  /** Starts the walk of a subfolder, unless it is excluded or ignored. */
-  const enterDir = (
+  /**
+   * Starts the walk of a subfolder, unless it is excluded or ignored. A default-excluded folder that git
+   * tracks is walked for its tracked files only.
+   */
+  const enterDir = async (
     visit: DirVisit,
     context: IgnoreContext,
     name: string,
     rel: string,
-  ): Promise<void> | undefined => {
-    if (isExcludedDir(name, rel)) {
-      skip(rel, "excluded-dir", undefined, true);
-      return undefined;
+  ): Promise<void> => {
+    let inTracked = visit.tracked;
+    if (inTracked ? !inTracked.dirs.has(rel) : isExcludedDir(name, rel)) {
+      const known = inTracked ? undefined : await trackedPaths();
+      if (!known?.dirs.has(rel)) {
+        return skip(
+          rel,
+          "excluded-dir",
+          inTracked ? "untracked, inside a default-excluded folder" : undefined,
+          true,
+        );
+      }
+      inTracked = known;
     }
     const mark = matchIgnore(context, rel, true);
-    if (mark) {
-      skip(rel, "ignored", mark, true);
-      return undefined;
-    }
+    if (mark) return skip(rel, "ignored", mark, true);
     const real = `${visit.real}${visit.real.endsWith(sep) ? "" : sep}${name}`;
     const abs = `${visit.abs}${sep}${name}`;
-    return walk({ abs, rel, real, context, chain: { real, parent: visit.chain } });
+    const chain = { real, parent: visit.chain };
+    return walk({ abs, rel, real, context, chain, ...(inTracked ? { tracked: inTracked } : {}) });
   };
 
   /** lstat of one file, or undefined when that failed (the reason is recorded in `skipped`). */
@@ -283,8 +305,9 @@ export async function scanWorkspace(root: string, options: ScanOptions = {}): Pr
     const route = (name: string, kind: EntryKind, stats?: Stats): void => {
       const rel = joinRel(visit.rel, name);
       if (kind === "dir") {
-        const walking = enterDir(visit, context, name, rel);
-        if (walking) track(walking);
+        track(enterDir(visit, context, name, rel));
+      } else if (visit.tracked && !visit.tracked.files.has(rel)) {
+        skip(rel, "excluded-dir", "untracked, inside a default-excluded folder");
       } else if (kind === "symlink") {
         track(visitLink(visit, context, name, rel));
       } else {

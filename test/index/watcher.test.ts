@@ -68,8 +68,9 @@ describe("watchWorkspace", () => {
     const controller = new AbortController();
     const reasons: string[] = [];
     let changedBehindItsBack = false;
+    let watching: Promise<void> | undefined;
     const done = new Promise<IndexReport>((resolve) => {
-      void watchWorkspace(root, {
+      watching = watchWorkspace(root, {
         debounceMs: 60_000,
         intervalMs: 300,
         signal: controller.signal,
@@ -88,6 +89,8 @@ describe("watchWorkspace", () => {
     });
     const report = await done;
     controller.abort();
+    // A periodic sync may be running still: it must end before the folders are removed.
+    await watching;
     expect(report.files).toBe(10);
     expect(reasons).toContain("periodic check");
   });

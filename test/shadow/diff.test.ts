@@ -2,8 +2,10 @@ import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runSession } from "../../src/agent/run.js";
 import { gitBlobId, quotePath } from "../../src/shadow/diff.js";
 import { run } from "../../src/shadow/index.js";
+import { scriptedModel, testConfig } from "../agent/helpers.js";
 import { cleanup, copyExamples } from "../helpers/workspace.js";
 import { type Fixture, setup } from "./helpers.js";
 
@@ -81,5 +83,67 @@ describe("diff", () => {
     }
     expect(quotePath("plain/path with space.ts")).toBe("plain/path with space.ts");
     expect(quotePath('a"b\\c\nd\x01')).toBe('"a\\"b\\\\c\\nd\\001"');
+  });
+
+  it("leaves out the content of a file too large to read, and keeps the rest", async () => {
+    const f = await setup((root) => {
+      writeFileSync(join(root, "data.csv"), "a,b\n1,2\n");
+      writeFileSync(join(root, "old.log"), "x".repeat(100));
+    });
+    fixture = f;
+    const branch = await f.fork();
+    // A sparse 2.1 GiB file costs no disk; Node cannot hold it in one buffer.
+    await run(branch, "sh", [
+      "-c",
+      "truncate -s 2200M huge.bin && printf 'a,b\\n1,3\\n' > data.csv && rm old.log",
+    ]);
+    branch.write("billing/tax.ts", "export const rate = 1;\n");
+    const patch = await branch.diff();
+    expect(patch).toContain(
+      "diff --git a/huge.bin b/huge.bin\nnew file mode 100644\n" +
+        "Large file added, content not shown: b/huge.bin 2.1 GiB (2306867200 bytes); over the 64.0 MiB (67108864 bytes) diff limit\n",
+    );
+    expect(patch).toContain("-1,2\n+1,3\n");
+    expect(patch).toContain("+export const rate = 1;");
+    expect(patch).toContain("diff --git a/old.log b/old.log\ndeleted file mode 100644\n");
+
+    // Below a chosen limit, modified and deleted files are summarised the same way, with both sizes.
+    const small = await branch.diff({ maxFileBytes: 50 });
+    expect(small).toContain(
+      "diff --git a/old.log b/old.log\ndeleted file mode 100644\n" +
+        "Large file deleted, content not shown: a/old.log 100 bytes; over the 50 bytes diff limit\n",
+    );
+    expect(small).toContain("Large file modified, content not shown: a/billing/tax.ts");
+    expect(small).toContain("-1,2\n+1,3\n");
+  });
+
+  it("ends an agent session with a diff when the agent made a 2 GiB file", async () => {
+    const f = await setup();
+    fixture = f;
+    const { model } = scriptedModel([
+      {
+        toolCalls: [
+          { name: "run_command", input: { command: "truncate -s 2200M dump.bin" } },
+          { name: "edit", input: { path: "billing/tax.ts", search: "  food: 7,", replace: "  food: 5," } },
+        ],
+      },
+      { text: "done" },
+    ]);
+    const result = await runSession({
+      root: f.root,
+      task: "food VAT 5%",
+      config: testConfig(f.root, f.env),
+      env: f.env,
+      model,
+      lsp: null,
+    });
+    expect(result.diff).toContain("+  food: 5,");
+    expect(result.diff).toContain("Large file added, content not shown: b/dump.bin 2.1 GiB");
+    expect(result.files.find((file) => file.path === "dump.bin")).toEqual({
+      path: "dump.bin",
+      kind: "added",
+      base: undefined,
+      ours: undefined,
+    });
   });
 });

@@ -1,16 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanupTemp, makeTemp, paths, scan, writeTree } from "./helpers.js";
-
-function hasGit(): boolean {
-  try {
-    execFileSync("git", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { cleanupTemp, hasGit, makeTemp, paths, scan, writeTree } from "./helpers.js";
 
 /** `git ls-files --others --exclude-standard` in a repository isolated from the machine's git config. */
 function gitFiles(root: string, home: string, setup?: () => void): string[] {

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -6,6 +7,16 @@ import type { ScanOptions, ScanResult } from "../../src/workspace/index.js";
 import { scanWorkspace } from "../../src/workspace/index.js";
 
 const made: string[] = [];
+
+/** Whether git is installed (tests that compare with it, or make repositories, need it). */
+export function hasGit(): boolean {
+  try {
+    execFileSync("git", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A fresh temporary folder, removed by cleanupTemp(). */
 export function makeTemp(prefix = "umbra-ws-"): string {

@@ -1,8 +1,7 @@
-import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findGlobalExcludesFile, parseIgnoreFile, rebasePattern } from "../../src/workspace/ignore-rules.js";
-import { cleanupTemp, makeTemp, writeTree } from "./helpers.js";
+import { cleanupTemp, hasGit, makeTemp, writeTree } from "./helpers.js";
 
 afterEach(cleanupTemp);
 
@@ -41,15 +40,6 @@ describe("rebasePattern", () => {
     ]);
   });
 });
-
-function hasGit(): boolean {
-  try {
-    execFileSync("git", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("findGlobalExcludesFile", () => {
   it.skipIf(!hasGit())("uses core.excludesFile from the global git config, expanding ~", async () => {

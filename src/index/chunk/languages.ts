@@ -113,12 +113,44 @@ const FUNCTION_VALUES = new Set([
   "class_expression",
 ]);
 
-/** `const f = () => {…}`, `let C = class {…}`: a declaration of one variable whose value is a function. */
+/** Wrappers around a value that leave it the same function: `(…)`, `… as T`, `… satisfies T`, `…!`, `<T>…`. */
+const VALUE_WRAPPERS = new Set([
+  "parenthesized_expression",
+  "as_expression",
+  "satisfies_expression",
+  "non_null_expression",
+  "type_assertion",
+]);
+
+/** The function or class a value is, through type assertions and parentheses; undefined when it is none. */
+function functionValue(value: Node | null): Node | undefined {
+  let node = value;
+  for (let depth = 0; node && depth < 8 && VALUE_WRAPPERS.has(node.type); depth++) node = node.namedChild(0);
+  return node && FUNCTION_VALUES.has(node.type) ? node : undefined;
+}
+
+/**
+ * A module-level value made by a call given a function: `export const Button = forwardRef((props) => …)`,
+ * `export const GET = withAuth(async (req) => …)`. Inside functions such calls are ordinary statements
+ * (`const doubled = items.map((x) => …)`), so only module-level ones count.
+ */
+function wrappedFunction(value: Node | null, declaration: Node): boolean {
+  const scope =
+    declaration.parent?.type === "export_statement" ? declaration.parent.parent : declaration.parent;
+  if (value?.type !== "call_expression" || scope?.type !== "program") return false;
+  const args = field(value, "arguments");
+  return args?.namedChildren.some((arg) => functionValue(arg) !== undefined) ?? false;
+}
+
+/**
+ * `const f = () => {…}`, `let C = class {…}`, `const g = (function () {…}) as G`, and module-level
+ * `const h = wrap(() => {…})`: a declaration of one variable whose value is a function.
+ */
 const jsVariable: NameReader = (node) => {
   const declarators = node.namedChildren.filter((child) => child?.type === "variable_declarator");
   if (declarators.length !== 1 || !declarators[0]) return undefined;
   const value = field(declarators[0], "value");
-  if (!value || !FUNCTION_VALUES.has(value.type)) return undefined;
+  if (!functionValue(value) && !wrappedFunction(value, node)) return undefined;
   const name = field(declarators[0], "name");
   return name && name.type === "identifier" ? [name.text] : undefined;
 };
@@ -126,13 +158,31 @@ const jsVariable: NameReader = (node) => {
 /** A class field or object property whose value is a function: `handler = () => {…}`, `key: function…`. */
 function jsProperty(nameField: string): NameReader {
   return (node) => {
-    const value = field(node, "value");
-    if (!value || !FUNCTION_VALUES.has(value.type)) return undefined;
+    if (!functionValue(field(node, "value"))) return undefined;
     const name = field(node, nameField);
     const text = name ? clean(name.text).replace(/^["'`]|["'`]$/g, "") : "";
     return text ? [text] : undefined;
   };
 }
+
+/**
+ * A function assigned to a name or property: `exports.parse = function …`, `module.exports.run = () => …`,
+ * `Parser.prototype.next = function …` (Parser > next), `handler = () => …`.
+ */
+const jsAssignment: NameReader = (node) => {
+  if (!functionValue(field(node, "right"))) return undefined;
+  const left = field(node, "left");
+  if (left?.type === "identifier") return [left.text];
+  if (left?.type !== "member_expression") return undefined;
+  const name = field(left, "property")?.text;
+  if (!name) return undefined;
+  const object = field(left, "object");
+  if (object?.type === "member_expression" && field(object, "property")?.text === "prototype") {
+    const owner = field(object, "object");
+    if (owner?.type === "identifier") return [owner.text, name];
+  }
+  return [name];
+};
 
 const JS_DEFINITIONS: Record<string, NameReader> = {
   function_declaration: byName,
@@ -143,6 +193,7 @@ const JS_DEFINITIONS: Record<string, NameReader> = {
   variable_declaration: jsVariable,
   field_definition: jsProperty("property"),
   pair: jsProperty("key"),
+  assignment_expression: jsAssignment,
 };
 
 const TS_DEFINITIONS: Record<string, NameReader> = {
@@ -156,7 +207,7 @@ const TS_DEFINITIONS: Record<string, NameReader> = {
   public_field_definition: jsProperty("name"),
 };
 
-const JS_WRAPPERS = ["export_statement"];
+const JS_WRAPPERS = ["export_statement", "expression_statement"];
 const TS_WRAPPERS = ["export_statement", "ambient_declaration", "expression_statement"];
 
 // ---------------------------------------------------------------------------------------------------

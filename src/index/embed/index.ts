@@ -16,6 +16,7 @@ export {
   type EmbedItem,
   embedCached,
   planBatches,
+  raceAbort,
   type VectorCache,
 } from "./batch.js";
 export {

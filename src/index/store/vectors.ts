@@ -42,6 +42,31 @@ function schema(dimensions: number): Schema {
   ]);
 }
 
+/** The vector table cannot be read (damaged or truncated files): `umbra index` rebuilds it. */
+export class CorruptVectorsError extends Error {
+  override name = "CorruptVectorsError";
+}
+
+/** A one-line reason from a LanceDB error (its messages carry Rust source paths and `Caused by` chains). */
+function lanceReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const first = message.split(/\s+Caused by:|, \/|\n/)[0] ?? message;
+  return first.replace(/^(lance error: )+/i, "").trim();
+}
+
+function unreadable(dir: string, error: unknown): CorruptVectorsError {
+  return new CorruptVectorsError(
+    `the vector index in ${dir} is unreadable (${lanceReason(error)}); run \`umbra index\` to rebuild it`,
+    { cause: error },
+  );
+}
+
+/** True for a vector that cosine distance cannot use (all zeros: a text with no known token). */
+function isZero(vector: Float32Array): boolean {
+  for (let i = 0; i < vector.length; i++) if (vector[i] !== 0) return false;
+  return true;
+}
+
 function quote(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
@@ -52,25 +77,35 @@ export class VectorStore {
     private readonly connection: lancedb.Connection,
     private readonly table: lancedb.Table,
     readonly dimensions: number,
+    private readonly dir: string,
+    /** True when this open created the table: whatever was indexed before has no vectors now. */
+    readonly created = false,
+    /** Why an existing table was thrown away and recreated (unreadable files), if it was. */
+    readonly damage?: string,
   ) {}
 
   /**
-   * Opens the table, (re)creating it when missing, unreadable (e.g. a run that died on a full disk while
-   * creating it) or of another vector size. A recreated table is empty, which makes the indexer re-write
-   * every file.
+   * Opens the table for writing, (re)creating it when missing, unreadable (damaged or truncated files, or
+   * a run that died on a full disk while creating it) or of another vector size. Every data file is opened
+   * and its ids read, so damage is found here rather than in the middle of a run or a later search. A
+   * recreated table is empty, which makes the indexer re-write every file.
    */
   static async open(dir: string, dimensions: number): Promise<VectorStore> {
     await mkdir(dir, { recursive: true });
     let connection = await lancedb.connect(dir);
-    let existing: VectorStore | undefined;
+    let damage: string | undefined;
     try {
-      existing = await VectorStore.existing(connection, dimensions);
-    } catch {
+      const existing = await VectorStore.existing(connection, dir, dimensions);
+      if (existing) {
+        await existing.verify();
+        return existing;
+      }
+    } catch (error) {
+      damage = `the vector index was unreadable (${lanceReason(error)}); rebuilding it`;
       connection.close();
       await rm(join(dir, `${TABLE}.lance`), { recursive: true, force: true });
       connection = await lancedb.connect(dir);
     }
-    if (existing) return existing;
     if ((await connection.tableNames()).includes(TABLE)) {
       await connection.dropTable(TABLE);
       // A fresh connection: the old one caches the dropped table's manifest and index files.
@@ -78,29 +113,45 @@ export class VectorStore {
       connection = await lancedb.connect(dir);
     }
     const table = await connection.createEmptyTable(TABLE, schema(dimensions));
-    return new VectorStore(connection, table, dimensions);
+    return new VectorStore(connection, table, dimensions, dir, true, damage);
   }
 
-  /** Opens the table for reading only if it exists with this vector size; never creates or drops. */
+  /**
+   * Opens the table for reading only if it exists with this vector size; never creates or drops. A table
+   * that cannot be opened is a CorruptVectorsError.
+   */
   static async openExisting(dir: string, dimensions: number): Promise<VectorStore | undefined> {
     // A long-lived reader (watch, an agent) must see what later index runs wrote: check on every read.
     const connection = await lancedb.connect(dir, { readConsistencyInterval: 0 });
-    const store = await VectorStore.existing(connection, dimensions);
-    if (!store) connection.close();
-    return store;
+    try {
+      const store = await VectorStore.existing(connection, dir, dimensions);
+      if (!store) connection.close();
+      return store;
+    } catch (error) {
+      connection.close();
+      throw unreadable(dir, error);
+    }
   }
 
   private static async existing(
     connection: lancedb.Connection,
+    dir: string,
     dimensions: number,
   ): Promise<VectorStore | undefined> {
     if (!(await connection.tableNames()).includes(TABLE)) return undefined;
     const table = await connection.openTable(TABLE);
     const field = (await table.schema()).fields.find((f) => f.name === "vector");
     const type = field?.type as FixedSizeList | undefined;
-    if (type?.listSize === dimensions) return new VectorStore(connection, table, dimensions);
+    if (type?.listSize === dimensions) return new VectorStore(connection, table, dimensions, dir);
     table.close();
     return undefined;
+  }
+
+  /** Reads every row's id, which opens every data file: throws when one is missing, truncated or garbled. */
+  private async verify(): Promise<void> {
+    for await (const _batch of this.table.query().select(["id"])) {
+      // reading is the check
+    }
   }
 
   /** Removes every row of the given masked paths, then adds the new rows. Idempotent per path. */
@@ -110,31 +161,35 @@ export class VectorStore {
       const slice = paths.slice(i, i + 500);
       await this.table.delete(`mpath IN (${slice.map(quote).join(", ")})`);
     }
-    if (rows.length > 0) {
-      await this.table.add(rows.map((row) => ({ ...row, vector: Array.from(row.vector) })));
+    // A zero vector has no cosine distance to anything: it could never be found, and IVF training skips
+    // it (a table of only such rows cannot be trained at all), so it is not stored.
+    const usable = rows.filter((row) => !isZero(row.vector));
+    if (usable.length > 0) {
+      await this.table.add(usable.map((row) => ({ ...row, vector: Array.from(row.vector) })));
     }
   }
 
-  async count(): Promise<number> {
-    return this.table.countRows();
-  }
-
-  /** Nearest chunks by cosine distance. */
+  /** Nearest chunks by cosine distance; a table whose files cannot be read is a CorruptVectorsError. */
   async search(vector: Float32Array, limit: number): Promise<VectorHit[]> {
-    const rows = (await this.table
-      .vectorSearch(Array.from(vector))
-      .distanceType("cosine")
-      .nprobes(ANN_PROBES)
-      .refineFactor(ANN_REFINE)
-      .select(["id", "mpath", "_distance"])
-      .limit(limit)
-      .toArray()) as { id: number; mpath: string; _distance: number }[];
+    let rows: { id: number; mpath: string; _distance: number }[];
+    try {
+      rows = (await this.table
+        .vectorSearch(Array.from(vector))
+        .distanceType("cosine")
+        .nprobes(ANN_PROBES)
+        .refineFactor(ANN_REFINE)
+        .select(["id", "mpath", "_distance"])
+        .limit(limit)
+        .toArray()) as { id: number; mpath: string; _distance: number }[];
+    } catch (error) {
+      throw unreadable(this.dir, error);
+    }
     return rows.map((row) => ({ id: row.id, mpath: row.mpath, distance: row._distance }));
   }
 
   /**
    * Compacts fragments, drops old versions and brings the vector index up to date. A table that has grown
-   * past ANN_MIN_ROWS gets an IVF-PQ index, so search stays fast at any size (rows added later are
+   * past ANN_MIN_ROWS (every row has a usable vector: zero vectors are never stored) gets an IVF-PQ index, so search stays fast at any size (rows added later are
    * searched exactly until the next optimize folds them in).
    */
   async optimize(): Promise<void> {
