@@ -38,7 +38,8 @@ try {
   mkdirSync(checkout);
   execFileSync("sh", ["-c", `git -C "$0" archive HEAD | tar -x -C "$1"`, ROOT, checkout]);
   workspaces.push({ name: "umbra checkout", dir: checkout });
-  for (const repo of values.repo ?? []) workspaces.push({ name: basename(resolve(repo)), dir: resolve(repo) });
+  for (const repo of values.repo ?? [])
+    workspaces.push({ name: basename(resolve(repo)), dir: resolve(repo) });
 
   /** @type {{ label: string, cmd: string, args: string[], files?: number }[]} */
   const variants = [
@@ -47,15 +48,17 @@ try {
     { label: "umbra --help", cmd: process.execPath, args: [CLI, "--help"] },
   ];
   for (const ws of workspaces) {
-    const report = JSON.parse((await runChecked(process.execPath, [CLI, "index", ws.dir, "--json"], { env })).stdout);
-    QUERIES.forEach((query, i) =>
+    const report = JSON.parse(
+      (await runChecked(process.execPath, [CLI, "index", ws.dir, "--json"], { env })).stdout,
+    );
+    for (const [i, query] of QUERIES.entries()) {
       variants.push({
         label: `umbra search (${ws.name}, query ${i + 1})`,
         cmd: process.execPath,
         args: [CLI, "search", "--root", ws.dir, "--json", query],
         files: report.files,
-      }),
-    );
+      });
+    }
   }
 
   /** @type {number[][]} */
@@ -63,7 +66,8 @@ try {
   for (let round = 0; round < RUNS; round++) {
     for (const [i, variant] of variants.entries()) {
       const result = await run(variant.cmd, variant.args, { env });
-      if (result.code !== 0) throw new Error(`${variant.label} exited ${result.code}: ${result.stderr.trim()}`);
+      if (result.code !== 0)
+        throw new Error(`${variant.label} exited ${result.code}: ${result.stderr.trim()}`);
       times[i]?.push(result.ms);
     }
   }
@@ -83,11 +87,16 @@ try {
   const md = [
     `| command (${RUNS} runs each, interleaved) | median wall | × node -e 0 |`,
     "|---|---:|---:|",
-    ...rows.map((r) => `| ${r.label}${r.files ? ` — ${r.files} files` : ""} | ${r.medianMs} ms | ${r.ratio} |`),
+    ...rows.map(
+      (r) => `| ${r.label}${r.files ? ` — ${r.files} files` : ""} | ${r.medianMs} ms | ${r.ratio} |`,
+    ),
   ].join("\n");
   const out = join(ROOT, "bench", "out");
   mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, "cli.json"), `${JSON.stringify({ runs: RUNS, node: process.version, rows }, null, 2)}\n`);
+  writeFileSync(
+    join(out, "cli.json"),
+    `${JSON.stringify({ runs: RUNS, node: process.version, rows }, null, 2)}\n`,
+  );
   writeFileSync(join(out, "cli.md"), `${md}\n`);
   console.log(md);
 } finally {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from "commander";
 import { exitCodeFor } from "./errors.js";
-import { invokedCommand, COMMANDS } from "./registry.js";
+import { COMMANDS, invokedCommand } from "./registry.js";
 
 const program = new Command()
   .name("umbra")
@@ -15,7 +15,8 @@ try {
   const name = invokedCommand(process.argv.slice(2));
   const entry = name ? COMMANDS[name] : undefined;
   if (entry) (await entry.load())(program);
-  else for (const [command, { summary }] of Object.entries(COMMANDS)) program.command(command).summary(summary);
+  else
+    for (const [command, { summary }] of Object.entries(COMMANDS)) program.command(command).summary(summary);
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {

@@ -1,13 +1,14 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { EmbedderConfig } from "../config/config.js";
+// Straight from the modules, not the embed/ index: that one loads every provider.
 import {
   CodeModelEmbedder,
   deserializeCodeModel,
-  type Embedder,
   serializeCodeModel,
   trainCodeModel,
-} from "./embed/index.js";
+} from "./embed/code-model.js";
+import type { Embedder } from "./embed/embedder.js";
 
 export class NotIndexedError extends Error {
   override name = "NotIndexedError";
