@@ -10,6 +10,14 @@ const program = new Command()
   .exitOverride()
   .showHelpAfterError(false);
 
+// `umbra grep … | head`: once the reader is gone, stop quietly with status 0 (as ripgrep does), no stack trace
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    process.exit(0);
+  });
+}
+
 try {
   // Only the module of the command that runs is imported: `umbra --version` and `umbra --help` load none.
   const name = invokedCommand(process.argv.slice(2));
