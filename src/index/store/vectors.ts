@@ -2,7 +2,7 @@ import { mkdir, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import "./lance-env.js";
-import * as lancedb from "@lancedb/lancedb";
+import type * as lancedb from "@lancedb/lancedb";
 import type { FixedSizeList, Schema } from "apache-arrow";
 
 const TABLE = "chunks";
@@ -50,6 +50,14 @@ function schema(dimensions: number): Schema {
   ]);
 }
 
+let loading: Promise<typeof lancedb> | undefined;
+
+/** LanceDB (a native library and apache-arrow: the heaviest load of a start) is imported on first use. */
+function lance(): Promise<typeof lancedb> {
+  loading ??= import("@lancedb/lancedb");
+  return loading;
+}
+
 function quote(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
@@ -69,21 +77,22 @@ export class VectorStore {
    */
   static async open(dir: string, dimensions: number): Promise<VectorStore> {
     await mkdir(dir, { recursive: true });
-    let connection = await lancedb.connect(dir);
+    const { connect } = await lance();
+    let connection = await connect(dir);
     let existing: VectorStore | undefined;
     try {
       existing = await VectorStore.existing(connection, dimensions);
     } catch {
       connection.close();
       await rm(join(dir, `${TABLE}.lance`), { recursive: true, force: true });
-      connection = await lancedb.connect(dir);
+      connection = await connect(dir);
     }
     if (existing) return existing;
     if ((await connection.tableNames()).includes(TABLE)) {
       await connection.dropTable(TABLE);
       // A fresh connection: the old one caches the dropped table's manifest and index files.
       connection.close();
-      connection = await lancedb.connect(dir);
+      connection = await connect(dir);
     }
     const table = await connection.createEmptyTable(TABLE, schema(dimensions));
     return new VectorStore(connection, table, dimensions);
@@ -92,7 +101,7 @@ export class VectorStore {
   /** Opens the table for reading only if it exists with this vector size; never creates or drops. */
   static async openExisting(dir: string, dimensions: number): Promise<VectorStore | undefined> {
     // A long-lived reader (watch, an agent) must see what later index runs wrote: check on every read.
-    const connection = await lancedb.connect(dir, { readConsistencyInterval: 0 });
+    const connection = await (await lance()).connect(dir, { readConsistencyInterval: 0 });
     const store = await VectorStore.existing(connection, dimensions);
     if (!store) connection.close();
     return store;
@@ -151,7 +160,7 @@ export class VectorStore {
     const indexed = (await this.table.listIndices()).some((index) => index.columns.includes("vector"));
     if (!indexed && rows >= ANN_MIN_ROWS) {
       await this.table.createIndex("vector", {
-        config: lancedb.Index.ivfPq({
+        config: (await lance()).Index.ivfPq({
           numPartitions: Math.max(16, Math.round(Math.sqrt(rows))),
           numSubVectors: Math.max(1, Math.floor(this.dimensions / 8)),
           distanceType: "cosine",
