@@ -10,13 +10,15 @@ const program = new Command()
   .exitOverride()
   .showHelpAfterError(false);
 
-// `umbra grep … | head`: once the reader is gone, stop quietly with status 0 (as ripgrep does), no stack trace
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EPIPE") throw error;
-    process.exit(0);
-  });
-}
+// `umbra grep … | head`: once the reader of the output is gone, stop quietly with status 0 (as ripgrep
+// does) instead of with a stack trace; when only stderr's reader is gone, the command goes on unheard.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error;
+  process.exit(0);
+});
+process.stderr.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+});
 
 try {
   // Only the module of the command that runs is imported: `umbra --version` and `umbra --help` load none.
