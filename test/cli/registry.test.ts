@@ -101,4 +101,9 @@ export async function resolve(specifier, context, next) {
       expect(urls.filter((url) => url.includes(heavy))).toEqual([]);
     }
   });
+
+  it("imports no LanceDB to report the status", async () => {
+    const urls = await imported(["status", "--root", root]);
+    expect(urls.filter((url) => url.includes("/node_modules/@lancedb/"))).toEqual([]);
+  });
 });

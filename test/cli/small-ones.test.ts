@@ -3,7 +3,7 @@ import { mkdir, realpath, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { fork } from "../../src/shadow/index.js";
-import { CLI, type CliOutcome, requireBuiltCli } from "../helpers/cli.js";
+import { CLI, type CliOutcome, requireBuiltCli, umbraSync } from "../helpers/cli.js";
 import { cleanup, copyExamples, EXAMPLES, tempDir } from "../helpers/workspace.js";
 
 let home: string;
@@ -12,13 +12,7 @@ let env: NodeJS.ProcessEnv;
 
 /** `umbra ARGS` run from the folder `cwd`. */
 function umbraIn(cwd: string, args: string[]): CliOutcome {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
-    cwd,
-    env,
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  return umbraSync(env, args, undefined, cwd);
 }
 
 function umbra(args: string[]): CliOutcome {
