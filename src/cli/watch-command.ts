@@ -2,14 +2,14 @@ import type { Command } from "commander";
 import { indexWorkspace } from "../index/indexer.js";
 import { watchWorkspace } from "../index/watcher.js";
 import { UsageError } from "./errors.js";
-import { commandRoot } from "./root.js";
+import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { configFor, interruptSignal, terminalReporter } from "./shared.js";
 
 /** The longest --interval: setInterval cannot wait longer than 2^31 - 1 ms (about 24.8 days). */
 const MAX_INTERVAL_SECONDS = 2_000_000;
 
 /** --interval in seconds, as milliseconds: a number from 1 to MAX_INTERVAL_SECONDS. */
-export function parseInterval(value: string): number {
+function parseInterval(value: string): number {
   const seconds = Number(value);
   if (value.trim() === "" || !Number.isFinite(seconds) || seconds < 1 || seconds > MAX_INTERVAL_SECONDS)
     throw new UsageError(
@@ -24,7 +24,7 @@ export function registerWatch(program: Command): void {
     .description(
       "keep the index of DIR fresh from file-system events plus a periodic Merkle check, until SIGINT or SIGTERM",
     )
-    .argument("[dir]", "workspace folder (default: the nearest enclosing folder with .git or an umbra index)")
+    .argument("[dir]", ROOT_OPTION_HELP)
     .option(
       "--interval <seconds>",
       "periodic full check, in seconds (default: watch.intervalMs)",
