@@ -14,12 +14,12 @@ import {
   firstApproving,
   terminalApprover,
 } from "../sandbox/index.js";
-import { resolveRoot } from "../workspace/root.js";
 import { UsageError } from "./errors.js";
+import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { configFor, printJson } from "./shared.js";
 
 interface AgentFlags {
-  root: string;
+  root?: string;
   yes?: boolean;
   json?: boolean;
   parallel?: string;
@@ -178,7 +178,7 @@ export function registerAgent(program: Command): void {
       "run a coding agent on TASK in its own shadow branch, show its diff, and apply it to your folder when accepted (then run agent.testCommand)",
     )
     .argument("[task...]", "what the agent should do (with --resume: optional, a further instruction)")
-    .option("--root <dir>", "workspace folder", ".")
+    .option("--root <dir>", ROOT_OPTION_HELP)
     .option("--yes", "apply the diff without asking (with --net: also approve network access)")
     .option("--json", "print {session, diff, applied, tests, usage, status, message} instead of the diff")
     .option(
@@ -201,7 +201,7 @@ export function registerAgent(program: Command): void {
         throw new UsageError(`--parallel must be a whole number from 1 to 16, not ${flags.parallel}`);
       if (parallel > 1 && (flags.record || flags.replay || flags.resume))
         throw new UsageError("--record, --replay and --resume work with one agent, not with --parallel");
-      const root = await resolveRoot(flags.root);
+      const root = await commandRoot(flags.root);
       // An unknown session is bad input, whatever else is wrong.
       if (flags.resume) await readTranscript(root, flags.resume);
       const loaded = configFor(root);

@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
+import { resolveModelSpec } from "../agent/providers.js";
 import type { UmbraConfig } from "../config/config.js";
 import { compareResults, formatComparison } from "../eval/compare.js";
 import { htmlReport, markdownReport } from "../eval/report.js";
@@ -81,12 +82,14 @@ export function registerEval(program: Command): void {
       const parallel = Number(flags.parallel);
       if (!Number.isInteger(parallel) || parallel < 1 || parallel > 32)
         throw new UsageError(`--parallel must be a whole number from 1 to 32, not ${flags.parallel}`);
-      const tasks = await loadTaskSet(paths[0] ?? ".");
-      if (tasks.length === 0) throw new UsageError(`${paths[0]} holds no usable tasks`);
       const loaded = configFor(process.cwd());
       const config: UmbraConfig = flags.model
         ? { ...loaded, agent: { ...loaded.agent, model: flags.model } }
         : loaded;
+      // a model that cannot be called would fail every task one by one: say so once, before any runs
+      if (agent === "model" && !flags.replay) resolveModelSpec(config.agent);
+      const tasks = await loadTaskSet(paths[0] ?? ".");
+      if (tasks.length === 0) throw new UsageError(`${paths[0]} holds no usable tasks`);
       const out = resolve(flags.out);
       const controller = new AbortController();
       const interrupt = () => {

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { resolveRoot } from "../workspace/root.js";
+import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { printJson } from "./shared.js";
 
 export interface GrepMatch {
@@ -79,16 +79,16 @@ export function registerGrep(program: Command): void {
     .command("grep")
     .description("exact or regex search through ripgrep (git grep when ripgrep is missing)")
     .argument("<pattern>", "regular expression (or a fixed string with -F)")
-    .option("--root <dir>", "workspace folder", ".")
+    .option("--root <dir>", ROOT_OPTION_HELP)
     .option("-F, --fixed", "treat the pattern as a fixed string")
     .option("-i, --ignore-case", "case-insensitive")
     .option("--json", "print a JSON array of {path, line, text}")
     .action(
       async (
         pattern: string,
-        options: { root: string; fixed?: boolean; ignoreCase?: boolean; json?: boolean },
+        options: { root?: string; fixed?: boolean; ignoreCase?: boolean; json?: boolean },
       ) => {
-        const root = await resolveRoot(options.root);
+        const root = await commandRoot(options.root);
         const matches = await grep(root, pattern, options);
         if (options.json) return printJson(matches);
         for (const m of matches) process.stdout.write(`${m.path}:${m.line}:${m.text}\n`);

@@ -1,18 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from "commander";
-import { registerAgent } from "./agent-command.js";
-import { registerDemo } from "./demo-command.js";
 import { exitCodeFor } from "./errors.js";
-import { registerEval } from "./eval-command.js";
-import { registerGrep } from "./grep-command.js";
-import { registerIndex } from "./index-command.js";
-import { registerLint } from "./lint-command.js";
-import { registerRun } from "./run-command.js";
-import { registerSearch } from "./search-command.js";
-import { registerSessions } from "./sessions-command.js";
-import { registerShadow } from "./shadow-command.js";
-import { registerStatus } from "./status-command.js";
-import { registerWatch } from "./watch-command.js";
+import { COMMANDS, invokedCommand } from "./registry.js";
 
 const program = new Command()
   .name("umbra")
@@ -21,24 +10,23 @@ const program = new Command()
   .exitOverride()
   .showHelpAfterError(false);
 
-for (const register of [
-  registerIndex,
-  registerSearch,
-  registerGrep,
-  registerStatus,
-  registerWatch,
-  registerLint,
-  registerShadow,
-  registerRun,
-  registerAgent,
-  registerSessions,
-  registerDemo,
-  registerEval,
-]) {
-  register(program);
-}
+// `umbra grep … | head`: once the reader of the output is gone, stop quietly with status 0 (as ripgrep
+// does) instead of with a stack trace; when only stderr's reader is gone, the command goes on unheard.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error;
+  process.exit(0);
+});
+process.stderr.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+});
 
 try {
+  // Only the module of the command that runs is imported: `umbra --version` and `umbra --help` load none.
+  const name = invokedCommand(process.argv.slice(2));
+  const entry = name ? COMMANDS[name] : undefined;
+  if (entry) (await entry.load())(program);
+  else
+    for (const [command, { summary }] of Object.entries(COMMANDS)) program.command(command).summary(summary);
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {

@@ -27,10 +27,11 @@ import {
 import { fork } from "../shadow/index.js";
 import { resolveRoot } from "../workspace/root.js";
 import { UsageError } from "./errors.js";
+import { commandRoot } from "./root.js";
 import { configFor, printJson, readStdin } from "./shared.js";
 
 interface RunFlags {
-  root: string;
+  root?: string;
   net?: boolean;
   yes?: boolean;
   shadow?: boolean;
@@ -137,7 +138,10 @@ export function registerRun(program: Command): void {
       "run a command in the sandbox with --root as its working directory and writable root; exits with the command's status",
     )
     .argument("<command...>", "the command and its arguments (put them after --)")
-    .option("--root <dir>", "workspace folder: working directory and writable root", ".")
+    .option(
+      "--root <dir>",
+      "workspace folder: working directory and writable root (default: the nearest enclosing folder with .git or an umbra index, the command running in the current folder)",
+    )
     .option(
       "--net",
       "ask for network access (on the terminal; --yes or sandbox.network.allowCommands approve it)",
@@ -162,7 +166,8 @@ export function registerRun(program: Command): void {
       if (flags.keep && !flags.shadow) throw new UsageError("--keep goes with --shadow");
       const mode = modeOf(flags);
       const timeoutMs = parseTimeout(flags.timeout);
-      const root = await resolveRoot(flags.root);
+      const root = await commandRoot(flags.root);
+      const cwd = flags.root === undefined ? await resolveRoot(".") : root;
       const config = configFor(root);
       const admin = await loadAdminPolicy();
 
@@ -210,7 +215,7 @@ export function registerRun(program: Command): void {
       try {
         const [program, programArgs] = seatbelt ? seatbeltRun(policy, command, args) : [command, args];
         result = await runSandboxed(policy, program, programArgs, {
-          cwd: root,
+          cwd,
           signal: interrupt.signal,
           ...(input !== undefined ? { input } : {}),
           ...(branch ? { branch } : {}),
@@ -236,7 +241,7 @@ export function registerRun(program: Command): void {
         }
       }
 
-      const notes: SandboxNote[] = flags.unsandboxed ? [] : explain(result, policy, { cwd: root });
+      const notes: SandboxNote[] = flags.unsandboxed ? [] : explain(result, policy, { cwd });
       if (flags.json) {
         printJson({
           exitCode: result.exitCode,

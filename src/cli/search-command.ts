@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { openIndex } from "../index/open.js";
 import { search } from "../index/search/searcher.js";
 import { UsageError } from "./errors.js";
+import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { configFor, printJson, readStdin } from "./shared.js";
 
 function parseLimit(value: string): number {
@@ -18,7 +19,7 @@ export function registerSearch(program: Command): void {
     .command("search")
     .description("hybrid search (lexical + vector + exact) over the index; `-` reads the query from stdin")
     .argument("<query...>", "the query, or - for stdin")
-    .option("--root <dir>", "workspace folder", ".")
+    .option("--root <dir>", ROOT_OPTION_HELP)
     .option("--limit <k>", "number of results", parseLimit, 10)
     .option("--path <glob>", "only paths matching this glob")
     .option("--lang <language>", "only this language (e.g. python, typescript)")
@@ -26,11 +27,12 @@ export function registerSearch(program: Command): void {
     .action(
       async (
         words: string[],
-        options: { root: string; limit: number; path?: string; lang?: string; json?: boolean },
+        options: { root?: string; limit: number; path?: string; lang?: string; json?: boolean },
       ) => {
         const query = words.length === 1 && words[0] === "-" ? await readStdin() : words.join(" ");
         if (!query.trim()) throw new UsageError("the query is empty");
-        const index = await openIndex(options.root, configFor(options.root));
+        const root = await commandRoot(options.root);
+        const index = await openIndex(root, configFor(root));
         try {
           const hits = await search(index, query, {
             limit: options.limit,

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import { listSessions } from "../agent/session.js";
-import { resolveRoot } from "../workspace/root.js";
+import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { printJson } from "./shared.js";
 
 interface SessionsFlags {
-  root: string;
+  root?: string;
   json?: boolean;
 }
 
@@ -12,13 +12,13 @@ export function registerSessions(program: Command): void {
   program
     .command("sessions")
     .description("list the agent sessions of a workspace (transcripts in the data directory), newest first")
-    .option("--root <dir>", "workspace folder", ".")
+    .option("--root <dir>", ROOT_OPTION_HELP)
     .option(
       "--json",
       "print [{id, task, model, startedAt, status, steps, toolCalls, changedFiles, applied, usage, file}]",
     )
     .action(async (flags: SessionsFlags) => {
-      const root = await resolveRoot(flags.root);
+      const root = await commandRoot(flags.root);
       const sessions = await listSessions(root);
       if (flags.json) {
         printJson(sessions);

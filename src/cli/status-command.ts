@@ -5,7 +5,7 @@ import { countByReason, type IndexSkip, indexSkips } from "../index/indexer.js";
 import { indexLayout } from "../index/layout.js";
 import { LexicalStore } from "../index/store/lexical.js";
 import { loadSnapshot } from "../workspace/index.js";
-import { resolveRoot } from "../workspace/root.js";
+import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { printJson } from "./shared.js";
 
 export interface IndexStatus {
@@ -20,8 +20,8 @@ export interface IndexStatus {
   skippedByReason: Record<string, number>;
 }
 
-export async function indexStatus(rootArg: string): Promise<IndexStatus> {
-  const root = await resolveRoot(rootArg);
+/** What is indexed of `root` (absolute and free of symlinks). */
+export async function indexStatus(root: string): Promise<IndexStatus> {
   const layout = indexLayout(workspaceDir(root));
   const empty: IndexStatus = {
     root,
@@ -65,10 +65,10 @@ export function registerStatus(program: Command): void {
   program
     .command("status")
     .description("what is indexed: root hash, files, chunks, skipped files with reasons, last sync, embedder")
-    .option("--root <dir>", "workspace folder", ".")
+    .option("--root <dir>", ROOT_OPTION_HELP)
     .option("--json", "print JSON")
-    .action(async (options: { root: string; json?: boolean }) => {
-      const status = await indexStatus(options.root);
+    .action(async (options: { root?: string; json?: boolean }) => {
+      const status = await indexStatus(await commandRoot(options.root));
       if (options.json) return printJson(status);
       if (!status.indexed) {
         process.stdout.write(`${status.root}: not indexed (run umbra index)\n`);

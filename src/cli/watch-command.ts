@@ -1,17 +1,37 @@
 import type { Command } from "commander";
 import { indexWorkspace } from "../index/indexer.js";
 import { watchWorkspace } from "../index/watcher.js";
-import { resolveRoot } from "../workspace/root.js";
+import { UsageError } from "./errors.js";
+import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { configFor, interruptSignal, terminalReporter } from "./shared.js";
+
+/** The longest --interval: setInterval cannot wait longer than 2^31 - 1 ms (about 24.8 days). */
+const MAX_INTERVAL_SECONDS = 2_000_000;
+
+/** --interval in seconds, as milliseconds: a number from 1 to MAX_INTERVAL_SECONDS. */
+function parseInterval(value: string): number {
+  const seconds = Number(value);
+  if (value.trim() === "" || !Number.isFinite(seconds) || seconds < 1 || seconds > MAX_INTERVAL_SECONDS)
+    throw new UsageError(
+      `--interval must be a number of seconds from 1 to ${MAX_INTERVAL_SECONDS}, got ${value}`,
+    );
+  return Math.round(seconds * 1000);
+}
 
 export function registerWatch(program: Command): void {
   program
     .command("watch")
-    .description("keep the index of DIR fresh from file-system events plus a periodic Merkle check")
-    .argument("[dir]", "workspace folder", ".")
-    .option("--interval <seconds>", "periodic full check, in seconds", (v) => Number(v) * 1000)
-    .action(async (dir: string, options: { interval?: number }) => {
-      const root = await resolveRoot(dir);
+    .description(
+      "keep the index of DIR fresh from file-system events plus a periodic Merkle check, until SIGINT or SIGTERM",
+    )
+    .argument("[dir]", ROOT_OPTION_HELP)
+    .option(
+      "--interval <seconds>",
+      "periodic full check, in seconds (default: watch.intervalMs)",
+      parseInterval,
+    )
+    .action(async (dir: string | undefined, options: { interval?: number }) => {
+      const root = await commandRoot(dir);
       const config = configFor(root);
       const signal = interruptSignal();
       const reporter = terminalReporter();
@@ -36,8 +56,8 @@ export function registerWatch(program: Command): void {
           }
         },
         onError: (error) => {
-          if ((error as Error).name !== "IndexInterruptedError")
-            process.stderr.write(`umbra: sync failed: ${(error as Error).message}\n`);
+          // a sync cut short by the stop request is not a failure
+          if (!signal.aborted) process.stderr.write(`umbra: sync failed: ${(error as Error).message}\n`);
         },
       });
     });

@@ -1,7 +1,9 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { EmbedderConfig } from "../config/config.js";
-import { CodeModelEmbedder, deserializeCodeModel, type Embedder, serializeCodeModel } from "./embed/index.js";
+// Straight from the modules, not the embed/ index: that one loads every provider.
+import { CodeModelEmbedder, deserializeCodeModel, serializeCodeModel } from "./embed/code-model.js";
+import type { Embedder } from "./embed/embedder.js";
 import { trainCodeModelOffThread } from "./embed/train.js";
 
 export class NotIndexedError extends Error {

@@ -16,11 +16,12 @@ export function requireBuiltCli(): void {
   if (!existsSync(CLI)) throw new Error("dist/ is missing: run `npm run build` first (npm test does)");
 }
 
-/** Runs `umbra ARGS` and waits for it, blocking this process. */
-export function umbraSync(env: NodeJS.ProcessEnv, args: string[], input?: string): CliOutcome {
+/** Runs `umbra ARGS` (from the folder `cwd`, default this process's) and waits for it, blocking this process. */
+export function umbraSync(env: NodeJS.ProcessEnv, args: string[], input?: string, cwd?: string): CliOutcome {
   const result = spawnSync(process.execPath, [CLI, ...args], {
     env,
     input,
+    cwd,
     encoding: "utf8",
     timeout: 120_000,
   });

@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import picomatch from "picomatch";
-import { sha256Hex } from "../../workspace/index.js";
+import { sha256Hex } from "../../workspace/hash.js";
 import type { Embedder } from "../embed/index.js";
 import type { ChunkRow, FileRow, LexicalStore } from "../store/lexical.js";
 import type { VectorStore } from "../store/vectors.js";

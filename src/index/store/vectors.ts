@@ -1,8 +1,9 @@
 import { mkdir, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import "./lance-env.js";
-import * as lancedb from "@lancedb/lancedb";
-import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from "apache-arrow";
+import type * as lancedb from "@lancedb/lancedb";
+import type { FixedSizeList, Schema } from "apache-arrow";
 
 const TABLE = "chunks";
 /** Below this many rows an exact scan is fast enough and no ANN index is built. */
@@ -29,7 +30,14 @@ export interface VectorHit {
   distance: number;
 }
 
+/**
+ * The table's schema, built with the copy of apache-arrow that LanceDB itself requires (its CommonJS
+ * build): importing the ES module build as well would load and evaluate a second copy, ~0.3 s per start.
+ */
 function schema(dimensions: number): Schema {
+  const { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } = createRequire(import.meta.url)(
+    "apache-arrow",
+  ) as typeof import("apache-arrow");
   return new Schema([
     new Field("id", new Int32(), false),
     new Field("mpath", new Utf8(), false),
@@ -67,6 +75,14 @@ function isZero(vector: Float32Array): boolean {
   return true;
 }
 
+let loading: Promise<typeof lancedb> | undefined;
+
+/** LanceDB (a native library and apache-arrow: the heaviest load of a start) is imported on first use. */
+function lance(): Promise<typeof lancedb> {
+  loading ??= import("@lancedb/lancedb");
+  return loading;
+}
+
 function quote(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
@@ -92,7 +108,8 @@ export class VectorStore {
    */
   static async open(dir: string, dimensions: number): Promise<VectorStore> {
     await mkdir(dir, { recursive: true });
-    let connection = await lancedb.connect(dir);
+    const { connect } = await lance();
+    let connection = await connect(dir);
     let damage: string | undefined;
     try {
       const existing = await VectorStore.existing(connection, dir, dimensions);
@@ -104,13 +121,13 @@ export class VectorStore {
       damage = `the vector index was unreadable (${lanceReason(error)}); rebuilding it`;
       connection.close();
       await rm(join(dir, `${TABLE}.lance`), { recursive: true, force: true });
-      connection = await lancedb.connect(dir);
+      connection = await connect(dir);
     }
     if ((await connection.tableNames()).includes(TABLE)) {
       await connection.dropTable(TABLE);
       // A fresh connection: the old one caches the dropped table's manifest and index files.
       connection.close();
-      connection = await lancedb.connect(dir);
+      connection = await connect(dir);
     }
     const table = await connection.createEmptyTable(TABLE, schema(dimensions));
     return new VectorStore(connection, table, dimensions, dir, true, damage);
@@ -122,7 +139,7 @@ export class VectorStore {
    */
   static async openExisting(dir: string, dimensions: number): Promise<VectorStore | undefined> {
     // A long-lived reader (watch, an agent) must see what later index runs wrote: check on every read.
-    const connection = await lancedb.connect(dir, { readConsistencyInterval: 0 });
+    const connection = await (await lance()).connect(dir, { readConsistencyInterval: 0 });
     try {
       const store = await VectorStore.existing(connection, dir, dimensions);
       if (!store) connection.close();
@@ -198,7 +215,7 @@ export class VectorStore {
     const indexed = (await this.table.listIndices()).some((index) => index.columns.includes("vector"));
     if (!indexed && rows >= ANN_MIN_ROWS) {
       await this.table.createIndex("vector", {
-        config: lancedb.Index.ivfPq({
+        config: (await lance()).Index.ivfPq({
           numPartitions: Math.max(16, Math.round(Math.sqrt(rows))),
           numSubVectors: Math.max(1, Math.floor(this.dimensions / 8)),
           distanceType: "cosine",
