@@ -20,6 +20,16 @@ export {
   type SandboxRule,
 } from "./explain.js";
 export {
+  checkGitAfterRun,
+  formatGitCheck,
+  type GitCheck,
+  type GitControlPaths,
+  type GitGuard,
+  type GitRefusal,
+  gitControlPaths,
+  listGitEntries,
+} from "./git-guard.js";
+export {
   ADMIN_POLICY_FILE,
   type AdminPolicy,
   AGENT_WRITABLE_UMBRA_DIRS,
