@@ -314,6 +314,8 @@ export interface GitGuard {
   watch: readonly string[];
   /** Module and worktree git directories before the run (absolute). */
   gitDirs: ReadonlySet<string>;
+  /** The effective hooks folders (absolute). */
+  hooksPaths: readonly string[];
   /** Where module and worktree git directories live (absolute, inside the workspace). */
   commonDirs: readonly string[];
   /** Paths the command could not write (hidden): not walked. */

@@ -55,6 +55,7 @@ export {
   SECRET_ENV_PATTERNS,
   SYSTEM_SECRET_PATHS,
   type WorkspacePaths,
+  workspaceRelative,
 } from "./policy.js";
 export { type PreparedSandbox, prepareSandbox, runSandboxed, SandboxError, sandboxSupport } from "./run.js";
 export {

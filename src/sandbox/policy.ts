@@ -839,6 +839,7 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
         entries: found.truncated ? undefined : new Set(found.gitEntries),
         watch: control.watch,
         gitDirs: new Set(control.gitDirs),
+        hooksPaths: control.hooksPaths,
         commonDirs: control.commonDirs,
         skip: hiddenPaths,
         excludeDirs: input.walk?.excludeDirs ?? DEFAULT_EXCLUDED_DIRS,

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFi
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { runTests } from "../../src/agent/apply.js";
 import { loadConfig } from "../../src/config/config.js";
 import { checkGitAfterRun, type GitCheck } from "../../src/sandbox/git-guard.js";
 import { resolvePolicy } from "../../src/sandbox/policy.js";
@@ -245,6 +246,20 @@ describe("git: a command cannot plant code that the user's git runs", () => {
     );
     expect(check.refused.map((r) => r.path)).toContain("tools/lib/.git/commondir");
     userGitEverywhere(join(ws, "tools", "lib"));
+  });
+});
+
+describe("git: the test run after an accept is guarded the same way", () => {
+  it("a test command that plants a nested repository: moved out and reported", async () => {
+    initRepo(ws);
+    const tests = await runTests(
+      ws,
+      `git init -q sub && git -C sub config core.fsmonitor "touch ${marker}"`,
+      loadConfig({ workspaceRoot: ws, env }),
+      { env },
+    );
+    expect(tests.refused.map((r) => r.path)).toEqual(["sub/.git"]);
+    userGitEverywhere(join(ws, "sub"));
   });
 });
 
