@@ -248,7 +248,7 @@ export function registerRun(program: Command): void {
           durationMs: result.durationMs,
           notes,
           ...(report ? { branch: report } : {}),
-          ...(gitCheck ? { refused: gitCheck.refused } : {}),
+          ...(gitCheck?.refused.length ? { refused: gitCheck.refused } : {}),
         });
       } else {
         process.stderr.write(formatNotes(notes));
