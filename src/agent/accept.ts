@@ -215,8 +215,8 @@ function atOrBelow(path: string, dir: string): boolean {
   return path === dir || path.startsWith(`${dir}/`);
 }
 
-/** Why writing (creating or changing) `path` is refused, or undefined. */
-async function writeRefusal(path: string, ctx: AcceptContext): Promise<string | undefined> {
+/** Why `path` may never be written whatever the folder holds (its name, protection, hiding), or undefined. */
+async function pathRefusal(path: string, ctx: AcceptContext): Promise<string | undefined> {
   if (!plainPath(path)) return "not a plain path inside the folder";
   const name = protectedName(path);
   if (name) return name;
@@ -224,15 +224,28 @@ async function writeRefusal(path: string, ctx: AcceptContext): Promise<string | 
   if (guarded) return guarded.why;
   if (ctx.hiddenPaths.some((hidden) => atOrBelow(path, hidden)) || (await ctx.isHidden(path)))
     return "hidden by an ignore file (.umbraignore / .cursorignore): the agent could not see it";
-  // Every folder on the way must be a real folder of the user's (or not exist yet).
+  return undefined;
+}
+
+/** The first existing entry on the way to `path` (its folders) that is a link or no folder. */
+async function brokenWay(path: string, root: string): Promise<{ dir: string; link: boolean } | undefined> {
   const parts = path.split("/");
   for (let i = 1; i < parts.length; i++) {
     const dir = parts.slice(0, i).join("/");
-    const info = await lstat(join(ctx.root, dir)).catch(() => undefined);
-    if (!info) break;
-    if (info.isSymbolicLink()) return `${dir} is a symbolic link in your folder`;
-    if (!info.isDirectory()) return `would replace your file ${dir} by a folder`;
+    const info = await lstat(join(root, dir)).catch(() => undefined);
+    if (!info) return undefined;
+    if (info.isSymbolicLink() || !info.isDirectory()) return { dir, link: info.isSymbolicLink() };
   }
+  return undefined;
+}
+
+/** Why writing (creating or changing) `path` is refused, or undefined. */
+async function writeRefusal(path: string, ctx: AcceptContext): Promise<string | undefined> {
+  const why = await pathRefusal(path, ctx);
+  if (why) return why;
+  const way = await brokenWay(path, ctx.root);
+  if (way?.link) return `${way.dir} is a symbolic link in your folder`;
+  if (way) return `would replace your file ${way.dir} by a folder`;
   const info = await lstat(join(ctx.root, path)).catch(() => undefined);
   if (info?.isDirectory()) return "would replace your folder (and everything in it) by a file";
   return undefined;
@@ -250,14 +263,15 @@ function removeRefusal(path: string, ctx: AcceptContext): string | undefined {
 /** Why a link to `target` placed at `path` is refused, or undefined. */
 async function linkRefusal(path: string, target: string, ctx: AcceptContext): Promise<string | undefined> {
   if (target === "" || target.includes("\n") || target.includes("\0")) return "not a valid link target";
-  if (target.startsWith("/")) return `a symbolic link to ${target}, outside the folder`;
+  const outside = `a symbolic link to ${target}, outside the folder`;
+  if (target.startsWith("/")) return outside;
   const resolved = posix.normalize(posix.join(posix.dirname(path), target));
-  if (resolved === ".." || resolved.startsWith("../"))
-    return `a symbolic link to ${target}, outside the folder`;
+  if (resolved === ".." || resolved.startsWith("../")) return outside;
   if (resolved === ".") return undefined;
-  const why = await writeRefusal(resolved, ctx);
-  if (why && !why.startsWith("would replace") && !why.includes("symbolic link in your folder"))
-    return `a symbolic link to ${resolved}: ${why}`;
+  const why = await pathRefusal(resolved, ctx);
+  if (why) return `a symbolic link to ${resolved}: ${why}`;
+  // Through a link of the user's folder (the target itself or a folder on the way), it may lie anywhere.
+  if ((await brokenWay(`${resolved}/x`, ctx.root))?.link) return `${outside} (through a link of yours)`;
   return undefined;
 }
 

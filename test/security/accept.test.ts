@@ -198,6 +198,7 @@ describe("accept: protected paths are never written, the rest applies", () => {
 describe("accept: links", () => {
   it("never creates a link that points outside the folder; links inside apply", async () => {
     commitAll();
+    symlinkSync(join(base, "outside"), join(ws, "ext"));
     const link = (path: string, target: string): Change => ({
       path,
       new: { content: target, mode: "120000" },
@@ -207,9 +208,10 @@ describe("accept: links", () => {
       link("up", "../outside"),
       link("deep/up", "../../outside"),
       link("to-git", ".git/config"),
+      link("through-yours", "ext/x"),
       link("inside", "a.txt"),
     ]);
-    expect(refusedPaths(result)).toEqual(["deep/up", "home", "to-git", "up"]);
+    expect(refusedPaths(result)).toEqual(["deep/up", "home", "through-yours", "to-git", "up"]);
     expect(readlinkSync(join(ws, "inside"))).toBe("a.txt");
     for (const path of ["home", "up", "deep", "to-git"]) expect(existsSync(join(ws, path))).toBe(false);
   });

@@ -16,6 +16,7 @@ import { checkGitAfterRun, type GitCheck } from "../../src/sandbox/git-guard.js"
 import { resolvePolicy } from "../../src/sandbox/policy.js";
 import { runSandboxed } from "../../src/sandbox/run.js";
 import type { SandboxResult } from "../../src/sandbox/types.js";
+import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
 import { ensureHelper } from "../sandbox/helpers.js";
 
 let base: string;
@@ -246,6 +247,24 @@ describe("git: a command cannot plant code that the user's git runs", () => {
     );
     expect(check.refused.map((r) => r.path)).toContain("tools/lib/.git/commondir");
     userGitEverywhere(join(ws, "tools", "lib"));
+  });
+});
+
+describe("git: umbra run says what it moved out", () => {
+  it("prints the refusal on stderr and in --json", async () => {
+    requireBuiltCli();
+    initRepo(ws);
+    const script = `git init -q sub && git -C sub config core.fsmonitor "touch ${marker}"`;
+    const plain = umbraSync(env, ["run", "--root", ws, "--", "sh", "-c", script]);
+    expect(plain.code).toBe(0);
+    expect(plain.stderr).toMatch(
+      /umbra: refused sub\/\.git: a new nested git repository .* moved to .*quarantine/,
+    );
+    const json = umbraSync(env, ["run", "--root", ws, "--json", "--", "sh", "-c", script]);
+    expect((JSON.parse(json.stdout) as { refused: { path: string }[] }).refused).toEqual([
+      expect.objectContaining({ path: "sub/.git" }),
+    ]);
+    userGitEverywhere(join(ws, "sub"));
   });
 });
 
