@@ -262,7 +262,8 @@ export async function gitControlPaths(
         if (kind && !kind.isDirectory()) protect.add(dotGit);
         const target = await gitFileTarget(dotGit);
         if (target) gitDirs.add(target);
-        const repo = await repositoryAt(dir, env);
+        // Both asked at once; the settings count only when `dir` is a repository's top (or the workspace).
+        const [repo, hooks] = await Promise.all([repositoryAt(dir, env), hooksAndIncludes(dir, env, home)]);
         // An empty or broken nested .git is no repository: git goes on to the folder above.
         if (!repo || (dir !== root && repo.top !== dir)) return;
         gitDirs.add(repo.gitDir);
@@ -270,7 +271,8 @@ export async function gitControlPaths(
         if (isAtOrBelow(repo.commonDir, root)) commonDirs.add(repo.commonDir);
         for (const gitDir of await moduleAndWorktreeGitDirs(repo.commonDir, MAX_GIT_DIRS))
           gitDirs.add(gitDir);
-        const { hooksPath, includes } = await hooksAndIncludes(repo.top, env, home);
+        const { hooksPath, includes } =
+          dir === repo.top ? hooks : await hooksAndIncludes(repo.top, env, home);
         if (hooksPath) {
           hooksPaths.add(hooksPath);
           protect.add(hooksPath);
