@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdir, readFile, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import { ConfigError, SANDBOX_CACHE_NAMES, type SandboxConfig } from "../config/config.js";
 import { dataDir } from "../config/paths.js";
@@ -832,7 +832,9 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
     if (mode === "workspace-write") {
       const nested = found.gitEntries.filter((rel) => rel !== ".git").map((rel) => join(workspace, rel));
       const control = await gitControlPaths(workspace, nested, env);
-      for (const path of control.protect) protectedPaths.push(await realOrPlanned(path));
+      // A link itself (a `.git` link, a linked hooks folder) and what it points to are both kept.
+      for (const path of control.protect)
+        protectedPaths.push(join(await realOrPlanned(dirname(path)), basename(path)), await realOrPlanned(path));
       warnings.push(...control.warnings);
       git = {
         root: workspace,

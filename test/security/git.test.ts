@@ -6,7 +6,15 @@
  * asserts that the planted program never ran (its marker file does not exist).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -191,6 +199,30 @@ describe("git: a command cannot plant code that the user's git runs", () => {
     const present = await attack(hook);
     expect(present.result.stderr).toMatch(/Read-only file system/);
     userGitEverywhere();
+  });
+
+  it("a hooks folder that is a link: the link and the folder it points to stay read-only", async () => {
+    initRepo(ws);
+    mkdirSync(join(ws, "tools", "hooks"), { recursive: true });
+    symlinkSync("tools/hooks", join(ws, ".husky"));
+    git(ws, "config", "core.hooksPath", ".husky");
+    const { result } = await attack(
+      `printf '#!/bin/sh\\ntouch ${marker}\\n' > tools/hooks/pre-commit; chmod +x tools/hooks/pre-commit; rm -f .husky; mkdir .husky && printf '#!/bin/sh\\ntouch ${marker}\\n' > .husky/pre-commit && chmod +x .husky/pre-commit`,
+    );
+    expect(result.stderr).toMatch(/Read-only file system|Device or resource busy/);
+    expect(existsSync(join(ws, "tools", "hooks", "pre-commit"))).toBe(false);
+    userGitEverywhere();
+  });
+
+  it("an existing nested .git link cannot be swapped for a planted repository", async () => {
+    initRepo(ws);
+    initRepo(join(ws, "real"));
+    mkdirSync(join(ws, "sub"));
+    symlinkSync("../real/.git", join(ws, "sub", ".git"));
+    await attack(
+      `rm -rf sub/.git; git init -q sub; git -C sub config core.fsmonitor "touch ${marker}"; echo done`,
+    );
+    userGitEverywhere(join(ws, "sub"));
   });
 
   it("a file named by include.path stays read-only; an absent one is moved out", async () => {
