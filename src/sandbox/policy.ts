@@ -834,7 +834,10 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
       const control = await gitControlPaths(workspace, nested, env);
       // A link itself (a `.git` link, a linked hooks folder) and what it points to are both kept.
       for (const path of control.protect)
-        protectedPaths.push(join(await realOrPlanned(dirname(path)), basename(path)), await realOrPlanned(path));
+        protectedPaths.push(
+          join(await realOrPlanned(dirname(path)), basename(path)),
+          await realOrPlanned(path),
+        );
       warnings.push(...control.warnings);
       git = {
         root: workspace,
