@@ -20,6 +20,7 @@
 import { execFile } from "node:child_process";
 import { lstat } from "node:fs/promises";
 import { join, posix } from "node:path";
+import { isAtOrBelow, parentOf } from "../shadow/relpath.js";
 import {
   extendRules,
   type IgnoreContext,
@@ -211,18 +212,14 @@ export interface AcceptContext {
   tracked: ReadonlySet<string> | undefined;
 }
 
-function atOrBelow(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(`${dir}/`);
-}
-
 /** Why `path` may never be written whatever the folder holds (its name, protection, hiding), or undefined. */
 async function pathRefusal(path: string, ctx: AcceptContext): Promise<string | undefined> {
   if (!plainPath(path)) return "not a plain path inside the folder";
   const name = protectedName(path);
   if (name) return name;
-  const guarded = ctx.protectedPaths.find((entry) => atOrBelow(path, entry.path));
+  const guarded = ctx.protectedPaths.find((entry) => isAtOrBelow(path, entry.path));
   if (guarded) return guarded.why;
-  if (ctx.hiddenPaths.some((hidden) => atOrBelow(path, hidden)) || (await ctx.isHidden(path)))
+  if (ctx.hiddenPaths.some((hidden) => isAtOrBelow(path, hidden)) || (await ctx.isHidden(path)))
     return "hidden by an ignore file (.umbraignore / .cursorignore): the agent could not see it";
   return undefined;
 }
@@ -314,7 +311,7 @@ export function hiddenMatcher(root: string): (path: string) => Promise<boolean> 
     let found = contexts.get(dir);
     if (!found) {
       found = (async () => {
-        const parent = dir === "" ? {} : await context(posix.dirname(dir) === "." ? "" : posix.dirname(dir));
+        const parent = dir === "" ? {} : await context(parentOf(dir));
         let rules = parent.umbra;
         for (const name of UMBRA_IGNORE_FILES) {
           const source = dir === "" ? name : `${dir}/${name}`;
@@ -327,7 +324,6 @@ export function hiddenMatcher(root: string): (path: string) => Promise<boolean> 
     }
     return found;
   };
-  const parentOf = (path: string) => (posix.dirname(path) === "." ? "" : posix.dirname(path));
   return async (path) => {
     const parts = path.split("/");
     for (let i = 1; i <= parts.length; i++) {
