@@ -291,7 +291,8 @@ export async function gitControlPaths(
       ((await exists(path)) ? protect : absent).add(path);
     }
   }
-  // The top .git/hooks is protected with a placeholder when absent (policy.ts); the rest is watched.
+  // Absent ones inside the workspace are checked after the run (an absent top .git/hooks also gets a
+  // placeholder: PROTECTED_WORKSPACE_PATHS).
   const watch = [...absent].filter((path) => isAtOrBelow(path, root) && !protect.has(path));
   return {
     protect: [...protect].sort(),
@@ -344,7 +345,7 @@ export interface GitCheck {
  * The workspace-relative `.git` entries below `root` (any type; symlinks not followed), not looking
  * inside `.git` folders, excluded folders or `skip`; undefined when there are more than `maxEntries`.
  */
-export async function listGitEntries(
+async function listGitEntries(
   root: string,
   options: { excludeDirs?: readonly string[]; skip?: readonly string[]; maxEntries?: number } = {},
 ): Promise<string[] | undefined> {

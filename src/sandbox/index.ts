@@ -27,7 +27,6 @@ export {
   type GitGuard,
   type GitRefusal,
   gitControlPaths,
-  listGitEntries,
 } from "./git-guard.js";
 export {
   ADMIN_POLICY_FILE,
