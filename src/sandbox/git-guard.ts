@@ -66,6 +66,11 @@ function readGit(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<G
   });
 }
 
+/** Whether `dir` holds a `.git` entry of any type (an excluded folder is checked at its top only). */
+export function hasGitEntry(dir: string): Promise<boolean> {
+  return exists(join(dir, ".git"));
+}
+
 async function exists(path: string): Promise<boolean> {
   return lstat(path).then(
     () => true,
@@ -343,7 +348,8 @@ export interface GitCheck {
 
 /**
  * The workspace-relative `.git` entries below `root` (any type; symlinks not followed), not looking
- * inside `.git` folders, excluded folders or `skip`; undefined when there are more than `maxEntries`.
+ * inside `.git` folders or `skip`, and inside excluded folders only at their top; undefined when there
+ * are more than `maxEntries`.
  */
 async function listGitEntries(
   root: string,
@@ -372,6 +378,7 @@ async function listGitEntries(
       if (entry.name === ".git") found.push(childRel);
       else if (entry.isDirectory() && !isExcluded(entry.name, childRel))
         pending.push(walk(childAbs, childRel));
+      else if (entry.isDirectory() && (await hasGitEntry(childAbs))) found.push(`${childRel}/.git`);
     }
     return (await Promise.all(pending)).every(Boolean);
   };

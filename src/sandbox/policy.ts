@@ -15,7 +15,7 @@ import {
   UMBRA_IGNORE_FILES,
 } from "../workspace/ignore-rules.js";
 import { createLimiter } from "../workspace/limit.js";
-import { type GitGuard, gitControlPaths } from "./git-guard.js";
+import { type GitGuard, gitControlPaths, hasGitEntry } from "./git-guard.js";
 import type { SandboxMode, SandboxPolicy } from "./types.js";
 
 export type SandboxLimits = SandboxPolicy["limits"];
@@ -583,6 +583,9 @@ export async function findWorkspacePaths(
       if (entry.name === ".git") gitEntries.push(childRel);
       if (isDir && entry.name !== ".git" && !isExcluded(entry.name, childRel)) {
         pending.push(walk(childAbs, childRel, context.umbra));
+      } else if (isDir && entry.name !== ".git") {
+        // An excluded folder is not walked, but a repository right at its top is seen (dist/.git).
+        pending.push(hasGitEntry(childAbs).then((has) => void (has && gitEntries.push(`${childRel}/.git`))));
       }
     }
     await Promise.all(pending);

@@ -158,6 +158,15 @@ describe("git: a command cannot plant code that the user's git runs", () => {
     userGitEverywhere(join(ws, "sub"));
   });
 
+  it("a new repository at the top of an excluded folder (dist/, vendor/) is moved out", async () => {
+    initRepo(ws);
+    const { check } = await attack(
+      `for d in dist vendor; do git init -q $d && git -C $d config core.fsmonitor "touch ${marker}"; done`,
+    );
+    expect(check.refused.map((r) => r.path)).toEqual(["dist/.git", "vendor/.git"]);
+    userGitEverywhere(join(ws, "dist"), join(ws, "vendor"));
+  });
+
   it("a new nested .git symlink to a planted repository is moved out", async () => {
     initRepo(ws);
     const { check } = await attack(
