@@ -20,7 +20,7 @@ import { execFile } from "node:child_process";
 import type { Dirent } from "node:fs";
 import { cp, lstat, mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { workspaceDir } from "../config/paths.js";
 import { DEFAULT_EXCLUDED_DIRS, excludedDirMatcher } from "../workspace/excluded-dirs.js";
 import { createLimiter } from "../workspace/limit.js";
@@ -392,10 +392,14 @@ async function isEmptyDir(path: string): Promise<boolean> {
   return (await readdir(path).catch(() => ["?"])).length === 0;
 }
 
-/** Moves `abs` into the workspace's quarantine folder of the data directory; returns where it went. */
+/**
+ * Moves `abs` into the workspace's quarantine folder of the data directory; returns where it went. A
+ * `.git` is renamed `.git.quarantined` there, so that no git run in that folder takes it for a repository.
+ */
 async function quarantine(root: string, abs: string, stamp: string, env: NodeJS.ProcessEnv): Promise<string> {
   const base = join(workspaceDir(root, env), "quarantine", stamp);
-  const destination = join(base, relative(root, abs));
+  const moved = join(base, relative(root, abs));
+  const destination = basename(moved) === ".git" ? `${moved}.quarantined` : moved;
   await mkdir(base, { recursive: true, mode: 0o700 });
   await mkdir(dirname(destination), { recursive: true, mode: 0o700 });
   try {

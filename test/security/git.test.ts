@@ -154,6 +154,7 @@ describe("git: a command cannot plant code that the user's git runs", () => {
     const refusal = check.refused.find((r) => r.path === "sub/.git");
     expect(refusal?.why).toMatch(/nested git repository/);
     expect(existsSync(join(ws, "sub", ".git"))).toBe(false);
+    expect(refusal?.movedTo).toMatch(/quarantine\/.*\/sub\/\.git\.quarantined$/);
     expect(readFileSync(join(refusal?.movedTo ?? "", "config"), "utf8")).toContain("fsmonitor");
     userGitEverywhere(join(ws, "sub"));
   });
