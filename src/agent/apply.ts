@@ -1,9 +1,29 @@
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises";
+import { lstat, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import type { UmbraConfig } from "../config/config.js";
-import { explain, loadAdminPolicy, resolvePolicy, runSandboxed } from "../sandbox/index.js";
+import { join } from "node:path";
+import { loadConfig, type UmbraConfig } from "../config/config.js";
+import {
+  checkGitAfterRun,
+  explain,
+  type GitRefusal,
+  loadAdminPolicy,
+  resolvePolicy,
+  runSandboxed,
+  workspaceRelative,
+} from "../sandbox/index.js";
+import type { ChangeDetail, GitMode } from "../shadow/changes.js";
+import { formatDiff } from "../shadow/diff.js";
+import {
+  type DiffSection,
+  hiddenMatcher,
+  judgeSection,
+  type Refusal,
+  splitDiff,
+  trackedPaths,
+} from "./accept.js";
+
+export type { Refusal } from "./accept.js";
 
 /** A file the agent changed: the user's content when the diff was made (base) and the agent's (ours). */
 export interface ChangedFile {
@@ -21,6 +41,14 @@ export interface ApplyResult {
   method: string;
   conflicts: string[];
   message: string;
+  /** Changes of the diff that were not applied, and why (see accept.ts); the rest was applied. */
+  refused: Refusal[];
+}
+
+export interface ApplyOptions {
+  /** The effective configuration of the folder (default: loaded for it). */
+  config?: UmbraConfig;
+  env?: NodeJS.ProcessEnv;
 }
 
 interface Run {
@@ -31,7 +59,9 @@ interface Run {
 
 function git(args: string[], cwd: string): Promise<Run> {
   return new Promise((resolve) => {
-    execFile("git", args, { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    // No core.fsmonitor: a folder's git must not start programs while umbra applies a diff.
+    const argv = ["-c", "core.fsmonitor=false", ...args];
+    execFile("git", argv, { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -44,21 +74,29 @@ async function repoPrefix(root: string): Promise<string | undefined> {
   return result.code === 0 ? result.stdout.trim() : undefined;
 }
 
-async function readCurrent(root: string, path: string): Promise<string | undefined> {
+/** The user's file as text (a link or anything but a regular file reads as absent). */
+async function readCurrent(root: string, path: string): Promise<{ text: string; mode: GitMode } | undefined> {
   try {
-    return await readFile(join(root, path), "utf8");
+    const info = await lstat(join(root, path));
+    if (!info.isFile()) return undefined;
+    return { text: await readFile(join(root, path), "utf8"), mode: info.mode & 0o111 ? "100755" : "100644" };
   } catch {
     return undefined;
   }
 }
 
-type Merge = { path: string; text: string | undefined } | { path: string; conflict: string };
+type Merge =
+  | { path: string; text: string | undefined; current: { text: string; mode: GitMode } | undefined }
+  | { path: string; conflict: string };
 
 /** A 3-way merge of one file (the user's current content, the base the agent saw, the agent's), in memory. */
 async function mergeFile(root: string, file: ChangedFile, scratch: string, n: number): Promise<Merge> {
-  const current = await readCurrent(root, file.path);
-  if (current === file.base) return { path: file.path, text: file.ours };
-  if (current === file.ours) return { path: file.path, text: file.ours };
+  const found = await readCurrent(root, file.path);
+  const current = found?.text;
+  if (file.kind !== "deleted" && file.ours === undefined)
+    return { path: file.path, conflict: "not a text file" };
+  if (current === file.base || current === file.ours)
+    return { path: file.path, text: file.ours, current: found };
   if (file.kind === "deleted") return { path: file.path, conflict: "you changed a file the agent deleted" };
   if (file.kind === "added")
     return { path: file.path, conflict: "you created a file the agent also created" };
@@ -85,30 +123,150 @@ async function mergeFile(root: string, file: ChangedFile, scratch: string, n: nu
     ],
     scratch,
   );
-  if (merged.code === 0) return { path: file.path, text: merged.stdout };
+  if (merged.code === 0) return { path: file.path, text: merged.stdout, current: found };
   if (merged.code > 0 && merged.code < 128)
     return { path: file.path, conflict: `${merged.code} conflicting change(s)` };
   return { path: file.path, conflict: `git merge-file failed: ${merged.stderr.trim()}` };
 }
 
+/** The sections of `diff` that the accept rules let through, and what they refused (see accept.ts). */
+async function screenDiff(
+  root: string,
+  diff: string,
+  options: ApplyOptions,
+): Promise<{ kept: DiffSection[]; refused: Refusal[] }> {
+  const env = options.env ?? process.env;
+  const config = options.config ?? loadConfig({ workspaceRoot: root, env });
+  const { policy, git: guard } = await resolvePolicy({
+    workspace: root,
+    config: config.sandbox,
+    flags: { mode: "workspace-write", network: false },
+    admin: await loadAdminPolicy(),
+    env,
+    walk: config.index.excludeDirs ? { excludeDirs: config.index.excludeDirs } : {},
+  });
+  const inside = (paths: readonly string[]) =>
+    paths.flatMap((abs) => {
+      const rel = workspaceRelative(policy.workspace, abs);
+      return rel === undefined || rel === "" ? [] : [rel];
+    });
+  const hooks = new Set(inside(guard?.hooksPaths ?? []));
+  const protectedPaths = inside(policy.protectedPaths).map((path) => ({
+    path,
+    why: hooks.has(path)
+      ? "the git hooks folder (core.hooksPath) is protected"
+      : "protected: the sandbox keeps it read-only (git configuration, or a path your configuration protects)",
+  }));
+  const sections = splitDiff(diff);
+  const readable = sections.filter((section): section is DiffSection => !("unreadable" in section));
+  const removed = readable.flatMap((s) => (s.oldPath && s.oldPath !== s.newPath ? [s.oldPath] : []));
+  const context = {
+    root,
+    protectedPaths,
+    hiddenPaths: inside(policy.hiddenPaths),
+    isHidden: hiddenMatcher(root),
+    tracked: await trackedPaths(root, removed),
+  };
+  const kept: DiffSection[] = [];
+  const refused: Refusal[] = [];
+  for (const section of sections) {
+    if ("unreadable" in section) {
+      const line = section.text.split("\n", 1)[0] ?? "";
+      refused.push({
+        path: line.slice("diff --git ".length),
+        why: "umbra cannot read this part of the diff",
+      });
+      continue;
+    }
+    const refusals = await judgeSection(section, context);
+    if (refusals.length === 0) kept.push(section);
+    else refused.push(...refusals);
+  }
+  return { kept, refused };
+}
+
+/** The paths `git apply` would touch for `patchFile` (its own reading of the patch); undefined if unreadable. */
+async function patchPaths(patchFile: string, cwd: string): Promise<Set<string> | undefined> {
+  const run = await git(["apply", "--numstat", "-z", patchFile], cwd);
+  if (run.code !== 0) return undefined;
+  const paths = new Set<string>();
+  const tokens = run.stdout.split("\0");
+  for (let i = 0; i < tokens.length; i++) {
+    const match = /^(?:\d+|-)\t(?:\d+|-)\t([\s\S]*)$/.exec(tokens[i] as string);
+    if (!match) continue;
+    if (match[1]) paths.add(match[1]);
+    else {
+      paths.add(tokens[i + 1] ?? "");
+      paths.add(tokens[i + 2] ?? "");
+      i += 2;
+    }
+  }
+  return paths;
+}
+
+/** A patch that turns the user's current files into the merged texts (text files only). */
+function mergedPatch(merges: readonly Merge[]): Promise<string> {
+  const changes: ChangeDetail[] = [];
+  for (const merge of merges) {
+    if ("conflict" in merge || merge.text === merge.current?.text) continue;
+    const { path, text, current } = merge;
+    const mode = current?.mode ?? "100644";
+    const side = (content: string) => ({ mode, load: async () => Buffer.from(content) });
+    changes.push({
+      path,
+      kind: current === undefined ? "added" : text === undefined ? "deleted" : "modified",
+      ...(current ? { old: side(current.text) } : {}),
+      ...(text !== undefined ? { new: side(text) } : {}),
+    });
+  }
+  return formatDiff(changes, async () => undefined, { includeIgnored: true });
+}
+
+function refusedNote(refused: readonly Refusal[]): string {
+  return refused.length ? `; ${refused.length} change(s) refused (see the list)` : "";
+}
+
 /**
- * Applies the agent's diff to the user's folder: `git apply --check`, then `git apply`. When the check
- * fails because the user changed the same files since, each file is merged three ways (the user's
- * current content, the content the diff was made against, the agent's) first, in memory: if any file
- * conflicts nothing is written and the conflicts are reported; otherwise the result is written (with
- * `git apply --3way` when the folder is in a git repository that can do it, else the merged texts).
+ * Applies the agent's diff to the user's folder. First the accept rules (accept.ts) drop every change
+ * that may not be written — protected or hidden paths, links out of the folder, gitlinks, an existing
+ * file made executable, a folder replaced, a file git cannot restore deleted — and list it in
+ * `refused`; the rest applies (git's own reading of the remaining patch must name no other path, else
+ * nothing is applied). Then `git apply --check` and `git apply`. When the check fails because the user
+ * changed the same files since, each file is merged three ways (the user's current content, the content
+ * the diff was made against, the agent's) first, in memory: if any file conflicts nothing is written and
+ * the conflicts are reported; otherwise the result is written (with `git apply --3way` when the folder is
+ * in a git repository that can do it, else as a patch of the merged texts, also through `git apply`,
+ * which never writes through a symbolic link).
  */
 export async function applyDiff(
   root: string,
   diff: string,
   files: readonly ChangedFile[],
+  options: ApplyOptions = {},
 ): Promise<ApplyResult> {
-  if (diff.trim() === "")
-    return { applied: false, method: "none", conflicts: [], message: "nothing to apply" };
+  const none = (message: string, extra: Partial<ApplyResult> = {}): ApplyResult => ({
+    applied: false,
+    method: "none",
+    conflicts: [],
+    message,
+    refused: [],
+    ...extra,
+  });
+  if (diff.trim() === "") return none("nothing to apply");
+  const { kept, refused } = await screenDiff(root, diff, options);
+  if (kept.length === 0)
+    return none(`nothing applied: every change of the diff was refused${refusedNote(refused)}`, { refused });
+  const keptPaths = new Set(kept.flatMap((s) => [s.oldPath, s.newPath].filter((p) => p !== undefined)));
+  const keptFiles = files.filter((file) => keptPaths.has(file.path));
   const scratch = await mkdtemp(join(tmpdir(), "umbra-apply-"));
   try {
     const patchFile = join(scratch, "agent.diff");
-    await writeFile(patchFile, diff);
+    await writeFile(patchFile, kept.map((section) => section.text).join(""));
+    const seen = await patchPaths(patchFile, scratch);
+    if (seen && [...seen].some((path) => !keptPaths.has(path)))
+      return none("not applied: the diff holds changes umbra could not check; nothing was changed", {
+        refused,
+      });
     const prefix = await repoPrefix(root);
     const directory = prefix ? [`--directory=${prefix.replace(/\/$/, "")}`] : [];
     const check = await git(["apply", "--check", ...directory, patchFile], root);
@@ -119,25 +277,19 @@ export async function applyDiff(
           applied: true,
           method: "git apply",
           conflicts: [],
-          message: `applied ${files.length} file(s) with git apply`,
+          message: `applied ${kept.length} file(s) with git apply${refusedNote(refused)}`,
+          refused,
         };
-      return {
-        applied: false,
-        method: "none",
-        conflicts: [],
-        message: `git apply failed: ${applied.stderr.trim()}`,
-      };
+      return none(`git apply failed: ${applied.stderr.trim()}`, { refused });
     }
     const merges: Merge[] = [];
-    for (const [n, file] of files.entries()) merges.push(await mergeFile(root, file, scratch, n));
+    for (const [n, file] of keptFiles.entries()) merges.push(await mergeFile(root, file, scratch, n));
     const conflicts = merges.flatMap((m) => ("conflict" in m ? [`${m.path}: ${m.conflict}`] : []));
-    if (conflicts.length > 0) {
-      return {
-        applied: false,
-        method: "none",
-        conflicts,
-        message: `not applied: the diff conflicts with changes in your folder (${conflicts.join("; ")}); nothing was changed`,
-      };
+    if (conflicts.length > 0 || merges.length === 0) {
+      const reason = conflicts.length
+        ? `the diff conflicts with changes in your folder (${conflicts.join("; ")})`
+        : `git apply cannot apply it (${check.stderr.trim()})`;
+      return none(`not applied: ${reason}; nothing was changed`, { conflicts, refused });
     }
     if (prefix !== undefined) {
       const threeWay = await git(["apply", "--3way", ...directory, patchFile], root);
@@ -146,23 +298,20 @@ export async function applyDiff(
           applied: true,
           method: "git apply --3way",
           conflicts: [],
-          message: "applied with git apply --3way",
+          message: `applied with git apply --3way${refusedNote(refused)}`,
+          refused,
         };
     }
-    for (const merge of merges) {
-      if ("conflict" in merge) continue;
-      const target = join(root, merge.path);
-      if (merge.text === undefined) await unlink(target).catch(() => undefined);
-      else {
-        await mkdir(dirname(target), { recursive: true });
-        await writeFile(target, merge.text);
-      }
-    }
+    const mergedFile = join(scratch, "merged.diff");
+    await writeFile(mergedFile, await mergedPatch(merges));
+    const written = await git(["apply", ...directory, mergedFile], root);
+    if (written.code !== 0) return none(`git apply failed: ${written.stderr.trim()}`, { refused });
     return {
       applied: true,
       method: "3-way merge",
       conflicts: [],
-      message: `applied ${merges.length} file(s) with a 3-way merge (your folder had changed since the agent started)`,
+      message: `applied ${merges.length} file(s) with a 3-way merge (your folder had changed since the agent started)${refusedNote(refused)}`,
+      refused,
     };
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -176,6 +325,8 @@ export interface TestRun {
   timedOut: boolean;
   output: string;
   notes: string[];
+  /** Git metadata the command planted in the folder, moved out of it (see sandbox/git-guard.ts). */
+  refused: GitRefusal[];
 }
 
 /** Runs the test command sandboxed in the user's folder (after an apply). */
@@ -190,7 +341,7 @@ export async function runTests(
     signal?: AbortSignal;
   } = {},
 ): Promise<TestRun> {
-  const { policy } = await resolvePolicy({
+  const { policy, git: guard } = await resolvePolicy({
     workspace: root,
     config: config.sandbox,
     flags: { mode: "workspace-write", network: false },
@@ -204,12 +355,17 @@ export async function runTests(
     ...(options.unsandboxed ? { unsandboxed: true } : {}),
     ...(options.onOutput ? { onStdout: options.onOutput, onStderr: options.onOutput } : {}),
   });
+  const check = guard && !options.unsandboxed ? await checkGitAfterRun(guard, options.env) : undefined;
   return {
     command,
     passed: result.exitCode === 0 && !result.timedOut,
     exitCode: result.exitCode,
     timedOut: result.timedOut,
     output: `${result.stdout}${result.stderr}`,
-    notes: explain(result, policy, { cwd: root }).map((note) => note.message),
+    notes: [
+      ...explain(result, policy, { cwd: root }).map((note) => note.message),
+      ...(check?.warnings ?? []),
+    ],
+    refused: check?.refused ?? [],
   };
 }

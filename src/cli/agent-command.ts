@@ -139,7 +139,11 @@ export async function applyAndTest(
   config: UmbraConfig,
   options: { quiet?: boolean; env?: NodeJS.ProcessEnv } = {},
 ): Promise<ApplyReport> {
-  const apply = await applyDiff(root, result.diff, result.files);
+  const apply = await applyDiff(root, result.diff, result.files, {
+    config,
+    ...(options.env ? { env: options.env } : {}),
+  });
+  for (const { path, why } of apply.refused) write(`umbra agent: refused ${path}: ${why}\n`);
   let tests: TestRun | undefined;
   const command = apply.applied ? await testCommandFor(root, config, options) : undefined;
   if (command) {
@@ -148,6 +152,8 @@ export async function applyAndTest(
       ...(options.env ? { env: options.env } : {}),
       ...(options.quiet ? {} : { onOutput: (chunk: string) => write(chunk) }),
     });
+    for (const { path, why, movedTo } of tests.refused)
+      write(`umbra agent: refused ${path} (made by the tests): ${why}; moved to ${movedTo}\n`);
   }
   const session = new SessionWriter(result.session, sessionsDir(root, options.env));
   session.write({
@@ -294,6 +300,7 @@ export function registerAgent(program: Command): void {
             diff: result.diff,
             applied: report?.apply.applied ?? false,
             conflicts: report?.apply.conflicts ?? [],
+            refused: report?.apply.refused ?? [],
             tests: testsJson(report?.tests),
             usage: result.outcome.usage,
           });

@@ -6,11 +6,14 @@ import {
   adminForbidsNetwork,
   allowlistApprover,
   alwaysApprove,
+  checkGitAfterRun,
   droppedEnvNames,
   explain,
   filterEnv,
   firstApproving,
+  formatGitCheck,
   formatNotes,
+  type GitCheck,
   loadAdminPolicy,
   type PolicyFlags,
   resolvePolicy,
@@ -195,7 +198,7 @@ export function registerRun(program: Command): void {
       const policyFlags: PolicyFlags = flags.net ? { network } : {};
       if (mode) policyFlags.mode = mode;
       if (timeoutMs !== undefined) policyFlags.timeoutMs = timeoutMs;
-      const { policy, warnings } = await resolvePolicy({
+      const { policy, warnings, git } = await resolvePolicy({
         workspace: root,
         config: config.sandbox,
         flags: policyFlags,
@@ -212,6 +215,7 @@ export function registerRun(program: Command): void {
       if (branch?.warning) process.stderr.write(`umbra: ${branch.warning}\n`);
       let result: SandboxResult;
       let report: BranchReport | undefined;
+      let gitCheck: GitCheck | undefined;
       try {
         const [program, programArgs] = seatbelt ? seatbeltRun(policy, command, args) : [command, args];
         result = await runSandboxed(policy, program, programArgs, {
@@ -232,6 +236,9 @@ export function registerRun(program: Command): void {
         if (branch) {
           const changes = await branch.changes();
           report = { id: branch.id, kept: Boolean(flags.keep), changes };
+        } else if (git && !flags.unsandboxed) {
+          // The folder was writable: git metadata the command planted there is moved out (git-guard.ts).
+          gitCheck = await checkGitAfterRun(git);
         }
       } finally {
         interrupt.dispose();
@@ -252,11 +259,13 @@ export function registerRun(program: Command): void {
           durationMs: result.durationMs,
           notes,
           ...(report ? { branch: report } : {}),
+          ...(gitCheck?.refused.length ? { refused: gitCheck.refused } : {}),
         });
       } else {
         process.stderr.write(formatNotes(notes));
         if (report) process.stderr.write(formatBranchReport(report, root));
       }
+      if (gitCheck) process.stderr.write(formatGitCheck(gitCheck));
       process.exitCode = exitStatusOf(result);
     });
 }

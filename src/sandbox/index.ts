@@ -20,6 +20,15 @@ export {
   type SandboxRule,
 } from "./explain.js";
 export {
+  checkGitAfterRun,
+  formatGitCheck,
+  type GitCheck,
+  type GitControlPaths,
+  type GitGuard,
+  type GitRefusal,
+  gitControlPaths,
+} from "./git-guard.js";
+export {
   ADMIN_POLICY_FILE,
   type AdminPolicy,
   AGENT_WRITABLE_UMBRA_DIRS,
@@ -46,6 +55,7 @@ export {
   SECRET_ENV_PATTERNS,
   SYSTEM_SECRET_PATHS,
   type WorkspacePaths,
+  workspaceRelative,
 } from "./policy.js";
 export { type PreparedSandbox, prepareSandbox, runSandboxed, SandboxError, sandboxSupport } from "./run.js";
 export {

@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { readdir, readFile, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import { ConfigError, SANDBOX_CACHE_NAMES, type SandboxConfig } from "../config/config.js";
 import { dataDir } from "../config/paths.js";
@@ -15,6 +15,7 @@ import {
   UMBRA_IGNORE_FILES,
 } from "../workspace/ignore-rules.js";
 import { createLimiter } from "../workspace/limit.js";
+import { type GitGuard, gitControlPaths, hasGitEntry } from "./git-guard.js";
 import type { SandboxMode, SandboxPolicy } from "./types.js";
 
 export type SandboxLimits = SandboxPolicy["limits"];
@@ -630,6 +631,11 @@ export interface WorkspacePaths {
   umbraEntries: string[];
   /** `.git` is a folder (not a worktree's `.git` file). */
   gitIsDir: boolean;
+  /**
+   * Workspace-relative `.git` entries of any type (the top one and nested repositories or gitlinks),
+   * outside hidden and excluded folders; `.git` folders are not entered.
+   */
+  gitEntries: string[];
   /** `.umbra` is a folder. */
   umbraIsDir: boolean;
   /** The walk stopped at `maxEntries`: the hidden paths may be incomplete. */
@@ -659,6 +665,7 @@ export async function findWorkspacePaths(
   const limit = createLimiter(16);
   const hidden: string[] = [];
   const ignoreFiles: string[] = [];
+  const gitEntries: string[] = [];
   let seen = 0;
   let truncated = false;
 
@@ -691,13 +698,20 @@ export async function findWorkspacePaths(
       const childAbs = prefix + entry.name;
       const isDir = entry.isDirectory();
       if (!isDir && IGNORE_FILE_NAMES.has(entry.name)) ignoreFiles.push(childAbs);
-      if (entry.name === ".git" && rel === "") continue;
+      if (entry.name === ".git" && rel === "") {
+        gitEntries.push(childRel);
+        continue;
+      }
       if (context.umbra && matchIgnore(context, childRel, isDir)) {
         hidden.push(childAbs);
         continue;
       }
+      if (entry.name === ".git") gitEntries.push(childRel);
       if (isDir && entry.name !== ".git" && !isExcluded(entry.name, childRel)) {
         pending.push(walk(childAbs, childRel, context.umbra));
+      } else if (isDir && entry.name !== ".git") {
+        // An excluded folder is not walked, but a repository right at its top is seen (dist/.git).
+        pending.push(hasGitEntry(childAbs).then((has) => void (has && gitEntries.push(`${childRel}/.git`))));
       }
     }
     await Promise.all(pending);
@@ -719,6 +733,7 @@ export async function findWorkspacePaths(
     codeWorkspaces: dedupeSorted(codeWorkspaces),
     umbraEntries: dedupeSorted(umbraEntries),
     gitIsDir,
+    gitEntries: gitEntries.sort(),
     umbraIsDir,
     truncated,
   };
@@ -753,6 +768,8 @@ export interface ResolvePolicyInput {
 
 export interface ResolvedPolicy {
   policy: SandboxPolicy;
+  /** For checkGitAfterRun when the command runs in the user's folder (workspace-write mode only). */
+  git?: GitGuard;
   /** One line each: settings that were refused or capped, and why. */
   warnings: string[];
 }
@@ -898,6 +915,7 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
 
   // Hidden and protected paths.
   const hiddenPaths: string[] = [];
+  let git: GitGuard | undefined;
   const protectedPaths: string[] = [];
   for (const path of admin?.hiddenPaths ?? []) {
     const real = await existingReal(expand(path));
@@ -940,6 +958,28 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
       protectedPaths.push(join(workspace, path));
     }
     protectedPaths.push(...found.codeWorkspaces, ...found.ignoreFiles, ...found.umbraEntries);
+    if (mode === "workspace-write") {
+      const nested = found.gitEntries.filter((rel) => rel !== ".git").map((rel) => join(workspace, rel));
+      const control = await gitControlPaths(workspace, nested, env);
+      // A link itself (a `.git` link, a linked hooks folder) and what it points to are both kept.
+      for (const path of control.protect)
+        protectedPaths.push(
+          join(await realOrPlanned(dirname(path)), basename(path)),
+          await realOrPlanned(path),
+        );
+      warnings.push(...control.warnings);
+      git = {
+        root: workspace,
+        entries: found.truncated ? undefined : new Set(found.gitEntries),
+        watch: control.watch,
+        gitDirs: new Set(control.gitDirs),
+        hooksPaths: control.hooksPaths,
+        commonDirs: control.commonDirs,
+        skip: hiddenPaths,
+        excludeDirs: input.walk?.excludeDirs ?? DEFAULT_EXCLUDED_DIRS,
+        maxEntries: input.walk?.maxEntries ?? 1_000_000,
+      };
+    }
     for (const path of config.protectedPaths) protectedPaths.push(await realOrPlanned(expand(path)));
     // A workspace that holds the home folder (umbra run --root ~) must not make start-up files,
     // credentials or umbra's own data writable.
@@ -958,7 +998,7 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
     envAllowlist,
     limits,
   };
-  return { policy, warnings };
+  return { policy, warnings, ...(git ? { git } : {}) };
 }
 
 /** The workspace-relative form of `path` (posix), or undefined when it is outside the workspace. */

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { applyDiff, runTests } from "../../src/agent/apply.js";
 import { runSession, type SessionResult } from "../../src/agent/run.js";
 import { listSessions } from "../../src/agent/session.js";
+import { formatDiff } from "../../src/shadow/diff.js";
 import { cleanup, copyExamples, fingerprint } from "../helpers/workspace.js";
 import { scriptedModel, testConfig, testEnv } from "./helpers.js";
 
@@ -91,6 +92,45 @@ describe("applying an agent's diff", () => {
     expect(text).toContain("  food: 5,");
     expect(text).toContain("default: 20,");
     expect(text).not.toContain("<<<<<<<");
+  });
+
+  it("never deletes a binary file in the 3-way fallback (it cannot merge one)", async () => {
+    const bin = join(root, "logo.bin");
+    const before = Buffer.from([0, 1, 2, 3]);
+    await writeFile(bin, before);
+    const tax = join(root, "billing", "tax.ts");
+    const text = await readFile(tax, "utf8");
+    const side = (content: string | Buffer) => ({
+      mode: "100644" as const,
+      load: async () => Buffer.from(content),
+    });
+    const diff = await formatDiff(
+      [
+        {
+          path: "billing/tax.ts",
+          kind: "modified",
+          old: side(text),
+          new: side(text.replace("  food: 7,", "  food: 5,")),
+        },
+        { path: "logo.bin", kind: "modified", old: side(before), new: side(Buffer.from([0, 9, 9])) },
+      ],
+      async () => undefined,
+      { binary: true },
+    );
+    await writeFile(tax, text.replace("default: 19,", "default: 20,")); // the fallback runs
+    const files = [
+      {
+        path: "billing/tax.ts",
+        kind: "modified" as const,
+        base: text,
+        ours: text.replace("  food: 7,", "  food: 5,"),
+      },
+      { path: "logo.bin", kind: "modified" as const, base: before.toString("utf8"), ours: undefined },
+    ];
+    const applied = await applyDiff(root, diff, files, { env });
+    expect(await readFile(bin)).toEqual(before);
+    expect(applied.applied).toBe(false);
+    expect(applied.conflicts).toEqual(["logo.bin: not a text file"]);
   });
 
   it("runs the test command sandboxed in the folder", async () => {

@@ -1,0 +1,337 @@
+/**
+ * Security probes, class "git": a command sandboxed in the user's folder (as `umbra run` runs it: the
+ * real folder bound read-write) tries to plant code that the user's own git runs later. Each probe runs
+ * the attack through the product's policy (resolvePolicy) and the real helper, then the after-run check
+ * (checkGitAfterRun), then the user's real `git status` and `git commit` outside the sandbox, and
+ * asserts that the planted program never ran (its marker file does not exist).
+ */
+import { execFileSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { runTests } from "../../src/agent/apply.js";
+import { loadConfig } from "../../src/config/config.js";
+import { checkGitAfterRun, type GitCheck } from "../../src/sandbox/git-guard.js";
+import { resolvePolicy } from "../../src/sandbox/policy.js";
+import { runSandboxed } from "../../src/sandbox/run.js";
+import type { SandboxResult } from "../../src/sandbox/types.js";
+import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
+import { ensureHelper } from "../sandbox/helpers.js";
+
+let base: string;
+let ws: string;
+let marker: string;
+let env: NodeJS.ProcessEnv;
+let savedHome: string | undefined;
+
+/** The environment of "the user": a home of its own, no system git config. */
+function userEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    HOME: join(base, "home"),
+    XDG_CONFIG_HOME: join(base, "home", ".config"),
+    UMBRA_HOME: join(base, "data"),
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_AUTHOR_NAME: "u",
+    GIT_AUTHOR_EMAIL: "u@u",
+    GIT_COMMITTER_NAME: "u",
+    GIT_COMMITTER_EMAIL: "u@u",
+  };
+}
+
+/** The user's own git, outside the sandbox. */
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** The user's git as a shell prompt or a commit would run it; failures are fine, code must not run. */
+function userGitEverywhere(...dirs: string[]): void {
+  for (const dir of [ws, ...dirs]) {
+    for (const args of [["status"], ["commit", "-q", "--allow-empty", "-m", "user commit"]]) {
+      try {
+        git(dir, ...args);
+      } catch {
+        // refused or broken is not run
+      }
+    }
+  }
+}
+
+function initRepo(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  git(dir, "init", "-q", "-b", "main");
+  writeFileSync(join(dir, "a.txt"), "a\n");
+  git(dir, "add", "a.txt");
+  git(dir, "commit", "-q", "-m", "base");
+}
+
+const evilConfig = () => `[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch ${marker}\\n`;
+
+/** Runs `script` sandboxed in the workspace as `umbra run` does, then the after-run check. */
+async function attack(script: string): Promise<{ result: SandboxResult; check: GitCheck }> {
+  const config = loadConfig({ workspaceRoot: ws, env });
+  const { policy, git: guard } = await resolvePolicy({ workspace: ws, config: config.sandbox, env });
+  const result = await runSandboxed(policy, "sh", ["-c", script], { cwd: ws, env });
+  expect(guard).toBeDefined();
+  const check = guard ? await checkGitAfterRun(guard, env) : { refused: [], warnings: [] };
+  return { result, check };
+}
+
+beforeAll(() => {
+  ensureHelper();
+  savedHome = process.env.UMBRA_HOME;
+});
+afterAll(() => {
+  if (savedHome === undefined) delete process.env.UMBRA_HOME;
+  else process.env.UMBRA_HOME = savedHome;
+});
+
+beforeEach(async () => {
+  // Outside the OS temp folder: the sandbox's /tmp is private.
+  base = realpathSync(await mkdtemp("/var/tmp/umbra-git-"));
+  ws = join(base, "ws");
+  marker = join(base, "PWNED");
+  mkdirSync(join(base, "home"), { recursive: true });
+  env = userEnv();
+  process.env.UMBRA_HOME = env.UMBRA_HOME; // the helper's placeholder journal
+});
+afterEach(async () => {
+  expect(existsSync(marker)).toBe(false);
+  await rm(base, { recursive: true, force: true });
+});
+
+describe("git: a command cannot plant code that the user's git runs", () => {
+  it("git config core.fsmonitor: .git/config stays read-only", async () => {
+    initRepo(ws);
+    await attack(
+      `git config core.fsmonitor "touch ${marker}"; echo '[core] fsmonitor = touch ${marker}' >> .git/config`,
+    );
+    userGitEverywhere();
+  });
+
+  it(".git/commondir pointing to a planted common directory is moved out", async () => {
+    initRepo(ws);
+    const { check } = await attack(
+      `mkdir planted && cp -r .git/objects .git/refs .git/HEAD planted/ && printf '${evilConfig()}' > planted/config && echo "$PWD/planted" > .git/commondir`,
+    );
+    expect(check.refused.map((r) => r.path)).toContain(".git/commondir");
+    expect(existsSync(join(ws, ".git", "commondir"))).toBe(false);
+    userGitEverywhere();
+    // git still works, with the user's own configuration
+    expect(git(ws, "log", "--format=%s")).toContain("base");
+  });
+
+  it(".git/config.worktree (with extensions.worktreeConfig set by the user) is moved out", async () => {
+    initRepo(ws);
+    git(ws, "config", "extensions.worktreeConfig", "true");
+    const { check } = await attack(`printf '${evilConfig()}' > .git/config.worktree`);
+    expect(check.refused.map((r) => r.path)).toContain(".git/config.worktree");
+    userGitEverywhere();
+  });
+
+  it("an existing .git/config.worktree stays read-only", async () => {
+    initRepo(ws);
+    git(ws, "config", "extensions.worktreeConfig", "true");
+    writeFileSync(join(ws, ".git", "config.worktree"), "[user]\n\tname = u\n");
+    const { result } = await attack(`printf '${evilConfig()}' >> .git/config.worktree`);
+    expect(result.stderr).toMatch(/Read-only file system/);
+    userGitEverywhere();
+  });
+
+  it("a new nested repository (git init sub) is moved out of the folder, nothing lost", async () => {
+    initRepo(ws);
+    mkdirSync(join(ws, "sub"));
+    const { check } = await attack(`git init -q sub && git -C sub config core.fsmonitor "touch ${marker}"`);
+    const refusal = check.refused.find((r) => r.path === "sub/.git");
+    expect(refusal?.why).toMatch(/nested git repository/);
+    expect(existsSync(join(ws, "sub", ".git"))).toBe(false);
+    expect(refusal?.movedTo).toMatch(/quarantine\/.*\/sub\/\.git\.quarantined$/);
+    expect(readFileSync(join(refusal?.movedTo ?? "", "config"), "utf8")).toContain("fsmonitor");
+    userGitEverywhere(join(ws, "sub"));
+  });
+
+  it("a new repository at the top of an excluded folder (dist/, vendor/) is moved out", async () => {
+    initRepo(ws);
+    const { check } = await attack(
+      `for d in dist vendor; do git init -q $d && git -C $d config core.fsmonitor "touch ${marker}"; done`,
+    );
+    expect(check.refused.map((r) => r.path)).toEqual(["dist/.git", "vendor/.git"]);
+    userGitEverywhere(join(ws, "dist"), join(ws, "vendor"));
+  });
+
+  it("a new nested .git symlink to a planted repository is moved out", async () => {
+    initRepo(ws);
+    const { check } = await attack(
+      `git init -q --bare planted.git && git -C planted.git config core.fsmonitor "touch ${marker}" && git -C planted.git config core.bare false && mkdir sub && ln -s ../planted.git sub/.git`,
+    );
+    expect(check.refused.map((r) => r.path)).toContain("sub/.git");
+    userGitEverywhere(join(ws, "sub"));
+  });
+
+  it("a folder that is not a repository cannot be made one (git init at the top)", async () => {
+    mkdirSync(ws);
+    writeFileSync(join(ws, "a.txt"), "a\n");
+    const { result } = await attack(
+      `git init -q . && git config core.fsmonitor "touch ${marker}"; echo done`,
+    );
+    expect(result.stdout).toContain("done");
+    expect(existsSync(join(ws, ".git"))).toBe(false);
+    userGitEverywhere();
+  });
+
+  it("a new gitlink .git file in a folder that is no repository is moved out", async () => {
+    mkdirSync(ws);
+    const { check } = await attack(
+      `git init -q --bare planted.git && git -C planted.git config core.fsmonitor "touch ${marker}" && git -C planted.git config core.bare false && mkdir sub && echo "gitdir: ../planted.git" > sub/.git`,
+    );
+    expect(check.refused.map((r) => r.path)).toContain("sub/.git");
+    userGitEverywhere(join(ws, "sub"));
+  });
+
+  it("core.hooksPath=.husky: the hooks folder stays read-only, present or absent", async () => {
+    initRepo(ws);
+    git(ws, "config", "core.hooksPath", ".husky");
+    const hook = `printf '#!/bin/sh\\ntouch ${marker}\\n' > .husky/pre-commit; chmod +x .husky/pre-commit`;
+    const absent = await attack(`mkdir -p .husky; ${hook}`);
+    expect(absent.result.stderr).toMatch(/Read-only file system|Permission denied/);
+    expect(existsSync(join(ws, ".husky"))).toBe(false);
+    mkdirSync(join(ws, ".husky"));
+    writeFileSync(join(ws, ".husky", "pre-push"), "#!/bin/sh\nexit 0\n");
+    const present = await attack(hook);
+    expect(present.result.stderr).toMatch(/Read-only file system/);
+    userGitEverywhere();
+  });
+
+  it("a hooks folder that is a link: the link and the folder it points to stay read-only", async () => {
+    initRepo(ws);
+    mkdirSync(join(ws, "tools", "hooks"), { recursive: true });
+    symlinkSync("tools/hooks", join(ws, ".husky"));
+    git(ws, "config", "core.hooksPath", ".husky");
+    const { result } = await attack(
+      `printf '#!/bin/sh\\ntouch ${marker}\\n' > tools/hooks/pre-commit; chmod +x tools/hooks/pre-commit; rm -f .husky; mkdir .husky && printf '#!/bin/sh\\ntouch ${marker}\\n' > .husky/pre-commit && chmod +x .husky/pre-commit`,
+    );
+    expect(result.stderr).toMatch(/Read-only file system|Device or resource busy/);
+    expect(existsSync(join(ws, "tools", "hooks", "pre-commit"))).toBe(false);
+    userGitEverywhere();
+  });
+
+  it("an existing nested .git link cannot be swapped for a planted repository", async () => {
+    initRepo(ws);
+    initRepo(join(ws, "real"));
+    mkdirSync(join(ws, "sub"));
+    symlinkSync("../real/.git", join(ws, "sub", ".git"));
+    await attack(
+      `rm -rf sub/.git; git init -q sub; git -C sub config core.fsmonitor "touch ${marker}"; echo done`,
+    );
+    userGitEverywhere(join(ws, "sub"));
+  });
+
+  it("a file named by include.path stays read-only; an absent one is moved out", async () => {
+    initRepo(ws);
+    writeFileSync(join(ws, "team.gitconfig"), "[user]\n\tname = team\n");
+    git(ws, "config", "--add", "include.path", "../team.gitconfig");
+    git(ws, "config", "--add", "includeIf.onbranch:main.path", "../later.gitconfig");
+    const { result, check } = await attack(
+      `printf '${evilConfig()}' >> team.gitconfig; printf '${evilConfig()}' > later.gitconfig`,
+    );
+    expect(result.stderr).toMatch(/Read-only file system/);
+    expect(check.refused.map((r) => r.path)).toContain("later.gitconfig");
+    userGitEverywhere();
+  });
+
+  it("the .git file of a linked worktree stays read-only", async () => {
+    const main = join(base, "main");
+    initRepo(main);
+    git(main, "worktree", "add", "-q", ws);
+    await attack(
+      `git init -q --bare planted.git && git -C planted.git config core.fsmonitor "touch ${marker}" && git -C planted.git config core.bare false; echo "gitdir: $PWD/planted.git" > .git`,
+    );
+    expect(readFileSync(join(ws, ".git"), "utf8")).toMatch(/worktrees/);
+    userGitEverywhere();
+  });
+
+  it("a submodule's config and hooks (.git/modules/**) stay read-only; a new module gitdir is moved out", async () => {
+    const upstream = join(base, "upstream");
+    initRepo(upstream);
+    initRepo(ws);
+    git(ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", upstream, "lib");
+    git(ws, "commit", "-qm", "submodule");
+    const { check } = await attack(
+      [
+        `git -C lib config core.fsmonitor "touch ${marker}"`,
+        `echo '[core] fsmonitor = touch ${marker}' >> .git/modules/lib/config`,
+        `printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/modules/lib/hooks/pre-commit`,
+        `echo "gitdir: ../planted" > lib/.git`,
+        `mkdir -p .git/modules/evil && cp -r .git/modules/lib/* .git/modules/evil/ 2>/dev/null; echo ok`,
+      ].join("; "),
+    );
+    expect(check.refused.map((r) => r.path)).toContain(".git/modules/evil");
+    userGitEverywhere(join(ws, "lib"));
+  });
+
+  it("an existing nested repository keeps its config read-only and gets no commondir", async () => {
+    initRepo(ws);
+    initRepo(join(ws, "tools", "lib"));
+    const { check } = await attack(
+      [
+        `echo '[core] fsmonitor = touch ${marker}' >> tools/lib/.git/config`,
+        `mkdir planted && cp -r tools/lib/.git/objects tools/lib/.git/refs planted/ && printf '${evilConfig()}' > planted/config && echo "$PWD/planted" > tools/lib/.git/commondir`,
+      ].join("; "),
+    );
+    expect(check.refused.map((r) => r.path)).toContain("tools/lib/.git/commondir");
+    userGitEverywhere(join(ws, "tools", "lib"));
+  });
+});
+
+describe("git: umbra run says what it moved out", () => {
+  it("prints the refusal on stderr and in --json", async () => {
+    requireBuiltCli();
+    initRepo(ws);
+    const script = `git init -q sub && git -C sub config core.fsmonitor "touch ${marker}"`;
+    const plain = umbraSync(env, ["run", "--root", ws, "--", "sh", "-c", script]);
+    expect(plain.code).toBe(0);
+    expect(plain.stderr).toMatch(
+      /umbra: refused sub\/\.git: a new nested git repository .* moved to .*quarantine/,
+    );
+    const json = umbraSync(env, ["run", "--root", ws, "--json", "--", "sh", "-c", script]);
+    expect((JSON.parse(json.stdout) as { refused: { path: string }[] }).refused).toEqual([
+      expect.objectContaining({ path: "sub/.git" }),
+    ]);
+    userGitEverywhere(join(ws, "sub"));
+  });
+});
+
+describe("git: the test run after an accept is guarded the same way", () => {
+  it("a test command that plants a nested repository: moved out and reported", async () => {
+    initRepo(ws);
+    const tests = await runTests(
+      ws,
+      `git init -q sub && git -C sub config core.fsmonitor "touch ${marker}"`,
+      loadConfig({ workspaceRoot: ws, env }),
+      { env },
+    );
+    expect(tests.refused.map((r) => r.path)).toEqual(["sub/.git"]);
+    userGitEverywhere(join(ws, "sub"));
+  });
+});
+
+describe("git: ordinary work in the folder keeps working", () => {
+  it("git add and commit inside the sandbox, nothing refused", async () => {
+    initRepo(ws);
+    const { result, check } = await attack(
+      "echo b > b.txt && git add b.txt && git -c user.name=a -c user.email=a@a commit -qm b && git log --format=%s",
+    );
+    expect(result.stdout).toContain("b\nbase");
+    expect(check.refused).toEqual([]);
+    expect(readdirSync(ws).sort()).toEqual([".git", "a.txt", "b.txt"]);
+  });
+});
