@@ -27,4 +27,15 @@ struct landlock_paths {
  * writable paths. Needs no_new_privs. Returns 0, or -1 with `why` set. */
 int landlock_apply(int abi, const struct landlock_paths *paths, char *why, size_t why_size);
 
+/* cgroup.c */
+
+/* Makes this process's cgroup children "umbra-PID" limited to `nproc` processes (plus the sandbox's
+ * init) and `memory` bytes (0: no limit), wherever that is possible, and moves this process into them.
+ * Returns how many controllers apply (0: none; the rlimits alone then hold). */
+int cgroup_enter(long long nproc, long long memory);
+/* Moves this process back to the cgroups it came from (its child stays inside). */
+void cgroup_return(void);
+/* Removes the children once the sandbox has ended. */
+void cgroup_remove(void);
+
 #endif
