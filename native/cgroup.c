@@ -6,9 +6,9 @@
  * rlimits alone apply. v1 and v2 are handled alike: for each controller, the child "umbra-PID" of the
  * caller's cgroup in the hierarchy that holds it.
  *
- * cgroup_enter() makes the children and moves the caller into them, so that the process it forks next
- * (the sandbox's init) is born inside; cgroup_return() moves the caller back right after that fork, and
- * cgroup_remove() removes the children when the sandbox has ended. Children left by a killed helper
+ * cgroup_prepare() makes the children with their limits; cgroup_add() moves the sandbox's init into them
+ * (one migration per controller, while init sets up the view: init forks the command only once it is
+ * inside), and cgroup_remove() removes them when the sandbox has ended. Children left by a killed helper
  * (their PID gone) are removed by the next run.
  */
 #define _GNU_SOURCE
@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "sandbox.h"
 
 struct controller {
@@ -42,10 +43,7 @@ static char children[CONTROLLERS][PATH_MAX];
 static int put(const char *dir, const char *file, const char *text) {
   char path[PATH_MAX];
   if (snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path) return -1;
-  FILE *f = fopen(path, "we");
-  if (!f) return -1;
-  int ok = fputs(text, f) >= 0;
-  return fclose(f) == 0 && ok ? 0 : -1;
+  return write_file(path, text);
 }
 
 /* Where the hierarchy holding `name` is mounted (v2: the cgroup2 mount); 0, or -1 when none. */
@@ -123,10 +121,10 @@ static void sweep(const char *dir) {
   closedir(d);
 }
 
-int cgroup_enter(long long nproc, long long memory) {
+int cgroup_prepare(long long nproc, long long memory) {
   char pid[32];
   snprintf(pid, sizeof pid, "%d", (int)getpid());
-  int entered = 0;
+  int made = 0;
   for (size_t i = 0; i < CONTROLLERS; i++) {
     parents[i][0] = children[i][0] = '\0';
     long long limit = i == 0 ? nproc : memory;
@@ -147,22 +145,24 @@ int cgroup_enter(long long nproc, long long memory) {
     char text[32];
     /* pids: the command's processes and the sandbox's init */
     snprintf(text, sizeof text, "%lld", i == 0 ? limit + 1 : limit);
-    if (put(child, version == 1 ? controllers[i].v2_limit : controllers[i].v1_limit, text) != 0 ||
-        put(child, "cgroup.procs", pid) != 0) {
+    if (put(child, version == 1 ? controllers[i].v2_limit : controllers[i].v1_limit, text) != 0) {
       rmdir(child);
       child[0] = '\0';
       continue;
     }
-    entered++;
+    made++;
   }
-  return entered;
+  return made;
 }
 
-void cgroup_return(void) {
-  char pid[32];
-  snprintf(pid, sizeof pid, "%d", (int)getpid());
-  for (size_t i = 0; i < CONTROLLERS; i++)
-    if (children[i][0]) put(parents[i], "cgroup.procs", pid);
+int cgroup_add(pid_t pid) {
+  char text[32];
+  snprintf(text, sizeof text, "%d", (int)pid);
+  for (size_t i = 0; i < CONTROLLERS; i++) {
+    if (!children[i][0]) continue;
+    if (put(children[i], "cgroup.procs", text) != 0) return fail("move the sandbox into %s: %s", children[i], failure);
+  }
+  return 0;
 }
 
 void cgroup_remove(void) {

@@ -124,6 +124,8 @@ struct options {
 };
 
 static int report_fd = -1;
+/* In init: closed by the outer process once init is in the sandbox's cgroups (-1: no cgroups). */
+static int cgroup_gate = -1;
 static struct sock_fprog filter;
 
 
@@ -491,6 +493,9 @@ static void outer_path(const struct options *o, const char *view, char *out) {
  * read-only mount covers this one too). */
 static int make_placeholder(const struct options *o, const char *view) {
   char path[PATH_MAX], first[PATH_MAX], parent[PATH_MAX], first_view[PATH_MAX];
+  /* A path too long to name whole (only the command can have made it) gets none: a truncated copy of it
+   * would name some other path. */
+  if (strlen(view) + (o->bind_source ? strlen(o->bind_source) : 0) >= PATH_MAX) return 0;
   outer_path(o, view, path);
   struct stat st;
   if (lstat(path, &st) == 0) return adopt_placeholder(path, view, &st) < 0 ? -1 : 0;
@@ -909,6 +914,12 @@ static void sandbox_init(const struct options *o, const struct path_list *socket
   sigaddset(&mask, SIGHUP);
   sigprocmask(SIG_BLOCK, &mask, NULL);
   int signals = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (cgroup_gate >= 0) {
+    char byte;
+    while (read(cgroup_gate, &byte, 1) < 0 && errno == EINTR) {
+    }
+    close(cgroup_gate);
+  }
   pid_t command = fork();
   if (command < 0) {
     fail("fork: %s", strerror(errno));
@@ -1070,7 +1081,11 @@ int cmd_sandbox(int argc, char **argv) {
   static struct path_list sockets;
   host_socket_paths(&o, &sockets);
   /* Before a branch's user namespace is joined: the cgroups are the host's. */
-  cgroup_enter(o.nproc, o.memory);
+  int gate[2] = {-1, -1};
+  if (cgroup_prepare(o.nproc, o.memory) > 0 && pipe2(gate, O_CLOEXEC) != 0) {
+    fail("pipe: %s", strerror(errno));
+    die_setup();
+  }
   /* The journal is opened in this mount namespace, before a branch's is joined: leftovers in the
    * user's folder are looked at where they are. */
   if (o.placeholder_dir && o.protected.count > 0) {
@@ -1101,10 +1116,23 @@ int cmd_sandbox(int argc, char **argv) {
   }
   if (pid == 0) {
     for (size_t k = 0; k < sizeof stops / sizeof stops[0]; k++) signal(stops[k], SIG_DFL);
+    if (gate[1] >= 0) close(gate[1]);
+    cgroup_gate = gate[0];
     sandbox_init(&o, &sockets, uid, gid);
   }
   init_pid = pid;
-  cgroup_return();
+  if (gate[0] >= 0) {
+    close(gate[0]);
+    /* init forks the command once the gate closes: with a failed move it is killed first */
+    if (cgroup_add(pid) != 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, NULL, 0);
+      cgroup_remove();
+      remove_placeholders();
+      die_setup();
+    }
+    close(gate[1]);
+  }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

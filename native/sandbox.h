@@ -7,6 +7,7 @@
 #define UMBRA_SANDBOX_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 int cmd_sandbox(int argc, char **argv);
 int cmd_sandbox_probe(int argc, char **argv);
@@ -30,11 +31,12 @@ int landlock_apply(int abi, const struct landlock_paths *paths, char *why, size_
 /* cgroup.c */
 
 /* Makes this process's cgroup children "umbra-PID" limited to `nproc` processes (plus the sandbox's
- * init) and `memory` bytes (0: no limit), wherever that is possible, and moves this process into them.
- * Returns how many controllers apply (0: none; the rlimits alone then hold). */
-int cgroup_enter(long long nproc, long long memory);
-/* Moves this process back to the cgroups it came from (its child stays inside). */
-void cgroup_return(void);
+ * init) and `memory` bytes (0: no limit), wherever that is possible. Returns how many controllers apply
+ * (0: none; the rlimits alone then hold). */
+int cgroup_prepare(long long nproc, long long memory);
+/* Moves process `pid` (the sandbox's init, before it forks the command) into them; 0, or -1 with
+ * `failure` set. */
+int cgroup_add(pid_t pid);
 /* Removes the children once the sandbox has ended. */
 void cgroup_remove(void);
 

@@ -8,10 +8,12 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, wri
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { explain } from "../../src/sandbox/explain.js";
 import { helperArgs, placeholderJournal } from "../../src/sandbox/linux.js";
 import { runSandboxed } from "../../src/sandbox/run.js";
 import { seccompProgram } from "../../src/sandbox/seccomp.js";
-import { ensureHelper, HELPER, makeFixture, processesWith, py, type SandboxFixture, sh } from "./helpers.js";
+import { helperPath } from "../../src/shadow/helper.js";
+import { ensureHelper, makeFixture, processesWith, py, type SandboxFixture, sh } from "./helpers.js";
 
 let f: SandboxFixture;
 
@@ -60,7 +62,7 @@ os.waitpid(pid, 0)
 sys.stdout.write(out.decode("utf8", "replace"))
 `;
   return new Promise((resolve, reject) => {
-    const child = spawn("python3", ["-c", driver, JSON.stringify([HELPER, ...args]), program], {
+    const child = spawn("python3", ["-c", driver, JSON.stringify([helperPath(), ...args]), program], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     let out = "";
@@ -125,6 +127,8 @@ for path in ["f", "d", "g", "e"]:
         expect(r.stdout).toContain(`${name} refused 1`);
       expect(r.stdout).not.toMatch(/bits \S+ 0o[1-7]/);
       expect(r.denials.some((d) => d.detail.includes("setuid"))).toBe(true);
+      const note = explain(r, g.policy).find((n) => n.blocked.includes("setuid/setgid"));
+      expect(note?.message).toContain("0755 instead of 4755");
       for (const name of ["f", "d", "g", "e"]) {
         const path = join(g.ws, name);
         if (existsSync(path)) expect(statSync(path).mode & 0o6000).toBe(0);
