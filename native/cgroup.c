@@ -146,7 +146,9 @@ int cgroup_prepare(long long nproc, long long memory) {
     /* pids: the command's processes and the sandbox's init */
     snprintf(text, sizeof text, "%lld", i == 0 ? limit + 1 : limit);
     if (put(child, version == 1 ? controllers[i].v2_limit : controllers[i].v1_limit, text) != 0) {
-      rmdir(child);
+      int shared = 0;
+      for (size_t j = 0; j < i; j++) shared |= strcmp(children[j], child) == 0;
+      if (!shared) rmdir(child);
       child[0] = '\0';
       continue;
     }
@@ -160,7 +162,11 @@ int cgroup_add(pid_t pid) {
   snprintf(text, sizeof text, "%d", (int)pid);
   for (size_t i = 0; i < CONTROLLERS; i++) {
     if (!children[i][0]) continue;
-    if (put(children[i], "cgroup.procs", text) != 0) return fail("move the sandbox into %s: %s", children[i], failure);
+    if (put(children[i], "cgroup.procs", text) != 0) {
+      char why[FAILURE_LEN];
+      snprintf(why, sizeof why, "%s", failure);
+      return fail("move the sandbox into its cgroup: %s", why);
+    }
   }
   return 0;
 }

@@ -13,17 +13,18 @@
  *      there at the workspace's path); with --bind-source, DIR bound at the workspace's path;
  *   3. writable roots bound onto themselves, everything else made read-only and nosuid (recursively),
  *      writable roots made writable again; a private /dev (null, zero, full, random, urandom, tty, a new
- *      devpts, a /dev/shm tmpfs of a quarter of --memory); protected paths bound read-only (absent ones get an empty read-only placeholder
- *      directory, shared by concurrent runs through the journal J and removed by its last user, see
- *      make_placeholder), their parents inside writable roots pinned as mount points so that they cannot
- *      be renamed away; hidden paths covered by an empty mode-000 file or directory; every unix socket
- *      path bound in the host's network namespace that the view would show covered; an empty /run and
- *      a private /tmp (half of --memory; the host's in full-access, where / is writable), both carrying
- *      the roots below them over; with cgroups at hand (as root), the sandbox in cgroups limited to
- *      --nproc processes and --memory bytes (see cgroup.c);
- *   4. fork the sandbox's init (pid 1 of the new pid namespace), which brings up the loopback of the new
- *      net namespace (its only interface: a private 127.0.0.1 and ::1), mounts a fresh /proc (with
- *      /proc/sys read-only), forks the command and answers the seccomp notifications of its tree;
+ *      devpts, a /dev/shm tmpfs of a quarter of --memory); protected paths bound read-only (absent ones
+ *      get an empty read-only placeholder directory, shared by concurrent runs through the journal J and
+ *      removed by its last user, see make_placeholder), their parents inside writable roots pinned as
+ *      mount points so that they cannot be renamed away; hidden paths covered by an empty mode-000 file
+ *      or directory; every unix socket path bound in the host's network namespace that the view would
+ *      show covered; an empty /run and a private /tmp (half of --memory; the host's in full-access,
+ *      where / is writable), both carrying the roots below them over; with cgroups at hand (as root),
+ *      cgroups limited to --nproc processes and --memory bytes made for the sandbox (see cgroup.c);
+ *   4. fork the sandbox's init (pid 1 of the new pid namespace; moved into the cgroups before it forks
+ *      the command), which brings up the loopback of the new net namespace (its only interface: a
+ *      private 127.0.0.1 and ::1), mounts a fresh /proc (with /proc/sys read-only), forks the command
+ *      and answers the seccomp notifications of its tree;
  *   5. in the command's process: a new session (no controlling terminal), limits, no_new_privs,
  *      Landlock, no capabilities, no descriptors but 0-2, the seccomp filter (its listener handed to
  *      init), exec.
@@ -1111,6 +1112,7 @@ int cmd_sandbox(int argc, char **argv) {
   fflush(NULL);
   pid_t pid = clone_init(&o);
   if (pid < 0) {
+    cgroup_remove();
     remove_placeholders();
     die_setup();
   }
