@@ -11,20 +11,24 @@
  *   2. new user, mount, pid, ipc, uts (and, without --network, net) namespaces; with --join, the user and
  *      mount namespaces of a shadow branch's holder process instead of new ones (the branch is mounted
  *      there at the workspace's path); with --bind-source, DIR bound at the workspace's path;
- *   3. writable roots bound onto themselves, everything else made read-only (recursively), writable
- *      roots made writable again; a private /dev (null, zero, full, random, urandom, tty, a new devpts,
- *      a /dev/shm tmpfs); protected paths bound read-only (absent ones get an empty read-only placeholder
- *      directory, shared by concurrent runs through the journal J and removed by its last user, see
- *      make_placeholder), their parents inside writable roots pinned as mount points so that they cannot
- *      be renamed away; hidden paths (read from --hidden-fd: absolute paths, each ended by a NUL byte, so
- *      that any count and any name travel) hidden by folder, see hide_paths(); /run and every unix
- *      socket path bound in the host's network namespace covered; a private /tmp (the host's in
- *      full-access, where / is writable);
- *   4. fork the sandbox's init (pid 1 of the new pid namespace), which brings up the loopback of the new
- *      net namespace (its only interface: a private 127.0.0.1 and ::1), mounts a fresh /proc (with
- *      /proc/sys read-only), forks the command and answers the seccomp notifications of its tree;
- *   5. in the command's process: limits, no_new_privs, Landlock, no capabilities, no descriptors but
- *      0-2, the seccomp filter (its listener handed to init), exec.
+ *   3. writable roots bound onto themselves, everything else made read-only and nosuid (recursively),
+ *      writable roots made writable again; a private /dev (null, zero, full, random, urandom, tty, a new
+ *      devpts, a /dev/shm tmpfs of a quarter of --memory); protected paths bound read-only (absent ones
+ *      get an empty read-only placeholder directory, shared by concurrent runs through the journal J and
+ *      removed by its last user, see make_placeholder), their parents inside writable roots pinned as
+ *      mount points so that they cannot be renamed away; hidden paths (read from --hidden-fd: absolute
+ *      paths, each ended by a NUL byte, so that any count and any name travel) hidden by folder, see
+ *      hide_paths(); every unix socket path bound in the host's network namespace that the view would
+ *      show covered; an empty /run and a private /tmp (half of --memory; the host's in full-access,
+ *      where / is writable), both carrying the roots below them over; with cgroups at hand (as root),
+ *      cgroups limited to --nproc processes and --memory bytes made for the sandbox (see cgroup.c);
+ *   4. fork the sandbox's init (pid 1 of the new pid namespace; moved into the cgroups before it forks
+ *      the command), which brings up the loopback of the new net namespace (its only interface: a
+ *      private 127.0.0.1 and ::1), mounts a fresh /proc (with /proc/sys read-only), forks the command
+ *      and answers the seccomp notifications of its tree;
+ *   5. in the command's process: a new session (no controlling terminal), limits, no_new_privs,
+ *      Landlock, no capabilities, no descriptors but 0-2, the seccomp filter (its listener handed to
+ *      init), exec.
  *
  * Lines written to --report-fd: "seccomp NR A0 A1 A2 A3 A4 A5" for each denied system call (answered
  * with EPERM), "status exit N" or "status signal N" when the command ends, "setup REASON" when the
@@ -123,6 +127,8 @@ struct options {
 };
 
 static int report_fd = -1;
+/* In init: closed by the outer process once init is in the sandbox's cgroups (-1: no cgroups). */
+static int cgroup_gate = -1;
 static struct sock_fprog filter;
 
 
@@ -260,8 +266,37 @@ static int bring_up_loopback(void) {
 
 /* ---------- host unix sockets ---------- */
 
-/* Paths of unix sockets bound in this (the host's) network namespace, read before leaving it. */
-static void host_socket_paths(struct path_list *out) {
+/* Whether `path`, below the private `dir` (/tmp, /run), is carried over into it: below the workspace, a
+ * writable root or a readable root that lies below `dir` (see make_private). */
+static int carried_into(const struct options *o, const char *path, const char *dir) {
+  const struct path_list *lists[] = {&o->writable, &o->readable};
+  if (strcmp(o->workspace, dir) != 0 && is_below(o->workspace, dir) && is_below(path, o->workspace)) return 1;
+  for (size_t l = 0; l < 2; l++)
+    for (size_t i = 0; i < lists[l]->count; i++) {
+      const char *root = lists[l]->items[i];
+      if (strcmp(root, dir) != 0 && is_below(root, dir) && is_below(path, root)) return 1;
+    }
+  return 0;
+}
+
+/* Whether the host's unix socket at `path` would show in the sandbox: everywhere but the private /tmp
+ * and /run, and there in what they carry over (/var/run is /run). */
+static int socket_shows(const struct options *o, const char *path, int private_tmp) {
+  char run[PATH_MAX];
+  if (is_below(path, "/var/run")) {
+    snprintf(run, sizeof run, "/run%s", path + strlen("/var/run"));
+    path = run;
+  }
+  if (is_below(path, "/run")) return carried_into(o, path, "/run");
+  if (private_tmp && is_below(path, "/tmp")) return carried_into(o, path, "/tmp");
+  return 1;
+}
+
+/* Paths of unix sockets bound in this (the host's) network namespace that the sandbox would show, read
+ * before leaving it: each is covered (wherever the workspace lies, /tmp and /run included). */
+static void host_socket_paths(const struct options *o, struct path_list *out) {
+  int private_tmp = 1;
+  for (size_t i = 0; i < o->writable.count; i++) private_tmp &= strcmp(o->writable.items[i], "/") != 0;
   FILE *table = fopen("/proc/net/unix", "re");
   if (!table) return;
   char *line = NULL;
@@ -271,7 +306,7 @@ static void host_socket_paths(struct path_list *out) {
     if (!slash) continue;
     char *path = slash + 1;
     path[strcspn(path, "\n")] = '\0';
-    if (is_below(path, "/tmp") || is_below(path, "/run") || is_below(path, "/var/run")) continue;
+    if (!socket_shows(o, path, private_tmp)) continue;
     struct stat st;
     if (lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
     int seen = 0;
@@ -461,6 +496,9 @@ static void outer_path(const struct options *o, const char *view, char *out) {
  * read-only mount covers this one too). */
 static int make_placeholder(const struct options *o, const char *view) {
   char path[PATH_MAX], first[PATH_MAX], parent[PATH_MAX], first_view[PATH_MAX];
+  /* A path too long to name whole (only the command can have made it) gets none: a truncated copy of it
+   * would name some other path. */
+  if (strlen(view) + (o->bind_source ? strlen(o->bind_source) : 0) >= PATH_MAX) return 0;
   outer_path(o, view, path);
   struct stat st;
   if (lstat(path, &st) == 0) return adopt_placeholder(path, view, &st) < 0 ? -1 : 0;
@@ -520,9 +558,20 @@ static int attach_tree(int fd, const char *target) {
   return 0;
 }
 
+/*
+ * Mount options of a private tmpfs holding at most `size` bytes (0: the kernel's default, half the RAM).
+ * With a memory limit, /tmp gets half of it and /dev/shm a quarter: a command filling them gets ENOSPC
+ * and goes on, rather than meeting the cgroup's OOM killer (the cgroup counts tmpfs pages), and its
+ * processes keep the rest.
+ */
+static void tmpfs_options(char *out, size_t size_of_out, long long size) {
+  if (size > 0) snprintf(out, size_of_out, "mode=1777,size=%lld", size < 4096 ? 4096 : size);
+  else snprintf(out, size_of_out, "mode=1777");
+}
+
 /* A private /dev: a tmpfs with the harmless devices of the host bound in, a new devpts, a /dev/shm tmpfs,
  * and the stand-ins that cover hidden paths. Made read-only once the stand-ins are in use. */
-static int make_dev(void) {
+static int make_dev(const struct options *o) {
   static const char *devices[] = {"null", "zero", "full", "random", "urandom", "tty"};
   enum { N = sizeof devices / sizeof devices[0] };
   int trees[N];
@@ -545,7 +594,9 @@ static int make_dev(void) {
   if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") != 0)
     return fail("mount devpts: %s", strerror(errno));
   if (mkdir("/dev/shm", 01777) != 0) return fail("mkdir /dev/shm: %s", strerror(errno));
-  if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+  char shm[64];
+  tmpfs_options(shm, sizeof shm, o->memory / 4);
+  if (mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, shm) != 0)
     return fail("mount tmpfs on /dev/shm: %s", strerror(errno));
   static const char *links[][2] = {{"pts/ptmx", "/dev/ptmx"},
                                    {"/proc/self/fd", "/dev/fd"},
@@ -561,45 +612,49 @@ static int make_dev(void) {
   return 0;
 }
 
-/* A private /tmp; the workspace, writable roots and readable roots below /tmp are carried over into it
- * (Landlock still allows writes only beneath writable roots). */
-static int make_tmp(const struct options *o) {
+/*
+ * A private `dir` (/tmp, or /run): a tmpfs mounted with `flags` and `data`, read-only when `readonly`;
+ * the workspace, writable roots and readable roots below `dir` are carried over into it (Landlock still
+ * allows writes only beneath writable roots), with the mounts that cover their hidden and protected
+ * paths and sockets.
+ */
+static int make_private(const struct options *o, const char *dir, unsigned long flags, const char *data, int readonly) {
   int trees[MAX_PATHS];
   const char *paths[MAX_PATHS];
   const char *wanted[MAX_PATHS + 1];
   size_t wanted_count = 0, count = 0;
+  size_t prefix = strlen(dir);
   wanted[wanted_count++] = o->workspace;
   for (size_t i = 0; i < o->writable.count && wanted_count <= MAX_PATHS; i++) wanted[wanted_count++] = o->writable.items[i];
   for (size_t i = 0; i < o->readable.count && wanted_count <= MAX_PATHS; i++) wanted[wanted_count++] = o->readable.items[i];
   for (size_t i = 0; i < wanted_count; i++) {
     const char *root = wanted[i];
     struct stat st;
-    if (!is_below(root, "/tmp") || strcmp(root, "/tmp") == 0 || stat(root, &st) != 0) continue;
+    if (!is_below(root, dir) || strcmp(root, dir) == 0 || stat(root, &st) != 0) continue;
     /* Only a root carried over itself can carry a nested one: / (a writable root in full-access) does not. */
     int nested = 0;
     for (size_t j = 0; j < wanted_count && !nested; j++)
-      nested = j != i && is_below(wanted[j], "/tmp") && strcmp(wanted[j], "/tmp") != 0 && is_below(root, wanted[j]) &&
+      nested = j != i && is_below(wanted[j], dir) && strcmp(wanted[j], dir) != 0 && is_below(root, wanted[j]) &&
                (strcmp(root, wanted[j]) != 0 || j < i);
     if (nested) continue;
     trees[count] = clone_tree(root, 1);
     if (trees[count] < 0) return -1;
     paths[count++] = root;
   }
-  if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
-    return fail("mount tmpfs on /tmp: %s", strerror(errno));
+  if (mount("tmpfs", dir, "tmpfs", flags, data) != 0) return fail("mount tmpfs on %s: %s", dir, strerror(errno));
   for (size_t i = 0; i < count; i++) {
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", paths[i]);
-    for (char *c = dir + 5; *c; c++) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s", paths[i]);
+    for (char *c = path + prefix + 1; *c; c++) {
       if (*c != '/') continue;
       *c = '\0';
-      if (mkdir(dir, 0755) != 0 && errno != EEXIST) return fail("mkdir %s: %s", dir, strerror(errno));
+      if (mkdir(path, 0755) != 0 && errno != EEXIST) return fail("mkdir %s: %s", path, strerror(errno));
       *c = '/';
     }
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) return fail("mkdir %s: %s", dir, strerror(errno));
+    if (mkdir(path, 0755) != 0 && errno != EEXIST) return fail("mkdir %s: %s", path, strerror(errno));
     if (attach_tree(trees[i], paths[i]) != 0) return -1;
   }
-  return 0;
+  return readonly ? set_attr(dir, ATTR_RDONLY, 0, 0) : 0;
 }
 
 /* Pins the directories between a writable root and `path` as mount points, so that the command cannot
@@ -640,13 +695,15 @@ static int make_view(const struct options *o, const struct path_list *sockets) {
   if (o->bind_source && bind_mount(o->bind_source, o->workspace, 1) != 0) return -1;
   int everything = 0;
   for (size_t i = 0; i < o->writable.count; i++) everything |= strcmp(o->writable.items[i], "/") == 0;
+  if (everything && set_attr("/", ATTR_NOSUID, 0, 1) != 0) return -1;
   if (!everything) {
     for (size_t i = 0; i < o->writable.count; i++) {
       struct stat st;
       if (stat(o->writable.items[i], &st) != 0) continue;
       if (bind_mount(o->writable.items[i], o->writable.items[i], 1) != 0) return -1;
     }
-    if (set_attr("/", ATTR_RDONLY, 0, 1) != 0) return -1;
+    /* nosuid too: a setuid file in the workspace (made outside) gains nothing here */
+    if (set_attr("/", ATTR_RDONLY | ATTR_NOSUID, 0, 1) != 0) return -1;
     for (size_t i = 0; i < o->writable.count; i++) {
       struct stat st;
       if (stat(o->writable.items[i], &st) != 0) continue;
@@ -655,7 +712,7 @@ static int make_view(const struct options *o, const struct path_list *sockets) {
         return -1;
     }
   }
-  if (make_dev() != 0) return -1;
+  if (make_dev(o) != 0) return -1;
   for (size_t i = 0; i < o->protected.count; i++)
     if (protect(o, o->protected.items[i]) != 0) return -1;
   for (size_t i = 0; i < placeholder_count; i++)
@@ -666,10 +723,13 @@ static int make_view(const struct options *o, const struct path_list *sockets) {
   if (set_attr("/dev", ATTR_RDONLY, 0, 0) != 0) return -1;
   struct stat st;
   if (lstat("/run", &st) == 0 && S_ISDIR(st.st_mode) &&
-      mount("tmpfs", "/run", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=4k") != 0)
-    return fail("cover /run: %s", strerror(errno));
+      make_private(o, "/run", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=64k", 1) != 0)
+    return -1;
   /* With / writable (full-access) nothing of the filesystem is restricted: the host's /tmp stays. */
-  return everything ? 0 : make_tmp(o);
+  if (everything) return 0;
+  char tmp[64];
+  tmpfs_options(tmp, sizeof tmp, o->memory / 2);
+  return make_private(o, "/tmp", MS_NOSUID | MS_NODEV, tmp, 0);
 }
 
 /* ---------- the command's process ---------- */
@@ -744,6 +804,12 @@ static void run_command(const struct options *o, int listener_sock) {
   const char *cwd = o->cwd ? o->cwd : o->workspace;
   if (chdir(cwd) != 0) {
     fail("cannot enter %s: %s", cwd, strerror(errno));
+    die_setup();
+  }
+  /* A session of its own: no controlling terminal (/dev/tty fails with ENXIO), so the command can
+   * neither read what the user types nor write to the user's terminal. */
+  if (setsid() < 0) {
+    fail("setsid: %s", strerror(errno));
     die_setup();
   }
   if (set_limit(RLIMIT_NPROC, o->nproc, 0, "processes") != 0 || set_limit(RLIMIT_DATA, o->memory, 0, "memory") != 0 ||
@@ -838,6 +904,12 @@ static void sandbox_init(const struct options *o, const struct path_list *socket
   sigaddset(&mask, SIGHUP);
   sigprocmask(SIG_BLOCK, &mask, NULL);
   int signals = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (cgroup_gate >= 0) {
+    char byte;
+    while (read(cgroup_gate, &byte, 1) < 0 && errno == EINTR) {
+    }
+    close(cgroup_gate);
+  }
   pid_t command = fork();
   if (command < 0) {
     fail("fork: %s", strerror(errno));
@@ -984,7 +1056,13 @@ int cmd_sandbox(int argc, char **argv) {
     if (o.landlock == 0) die_setup();
   }
   static struct path_list sockets;
-  host_socket_paths(&sockets);
+  host_socket_paths(&o, &sockets);
+  /* Before a branch's user namespace is joined: the cgroups are the host's. */
+  int gate[2] = {-1, -1};
+  if (cgroup_prepare(o.nproc, o.memory) > 0 && pipe2(gate, O_CLOEXEC) != 0) {
+    fail("pipe: %s", strerror(errno));
+    die_setup();
+  }
   /* The journal is opened in this mount namespace, before a branch's is joined: leftovers in the
    * user's folder are looked at where they are. */
   if (o.placeholder_dir && o.protected.count > 0) {
@@ -1010,17 +1088,33 @@ int cmd_sandbox(int argc, char **argv) {
   fflush(NULL);
   pid_t pid = clone_init(&o);
   if (pid < 0) {
+    cgroup_remove();
     remove_placeholders();
     die_setup();
   }
   if (pid == 0) {
     for (size_t k = 0; k < sizeof stops / sizeof stops[0]; k++) signal(stops[k], SIG_DFL);
+    if (gate[1] >= 0) close(gate[1]);
+    cgroup_gate = gate[0];
     sandbox_init(&o, &sockets, uid, gid);
   }
   init_pid = pid;
+  if (gate[0] >= 0) {
+    close(gate[0]);
+    /* init forks the command once the gate closes: with a failed move it is killed first */
+    if (cgroup_add(pid) != 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, NULL, 0);
+      cgroup_remove();
+      remove_placeholders();
+      die_setup();
+    }
+    close(gate[1]);
+  }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  cgroup_remove();
   remove_placeholders();
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;

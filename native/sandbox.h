@@ -7,6 +7,7 @@
 #define UMBRA_SANDBOX_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 int cmd_sandbox(int argc, char **argv);
 int cmd_sandbox_probe(int argc, char **argv);
@@ -49,5 +50,17 @@ int hide_path(const char *path);
  * stand-ins exist and before /dev is made read-only; `roots` are the writable roots. 0, or -1 with
  * `failure` set. */
 int hide_paths(const struct hidden_list *list, const char *const *roots, size_t root_count);
+
+/* cgroup.c */
+
+/* Makes this process's cgroup children "umbra-PID" limited to `nproc` processes (plus the sandbox's
+ * init) and `memory` bytes (0: no limit), wherever that is possible. Returns how many controllers apply
+ * (0: none; the rlimits alone then hold). */
+int cgroup_prepare(long long nproc, long long memory);
+/* Moves process `pid` (the sandbox's init, before it forks the command) into them; 0, or -1 with
+ * `failure` set. */
+int cgroup_add(pid_t pid);
+/* Removes the children once the sandbox has ended. */
+void cgroup_remove(void);
 
 #endif

@@ -6,7 +6,9 @@
  * helper in turn (UMBRA_HELPER), interleaved, under the same policy as bench/sandbox/run.mjs (workspace
  * bind, a hidden file, the protected paths, network off). On a loaded machine the bwrap ratio of run.mjs
  * swings by 2× from run to run; pairs of runs taken side by side show what the change itself costs.
- * Usage: node bench/sandbox/helper-ab.mjs [--base REV] [--runs 200]. Needs `npm run build` first.
+ * With --cgroups, this tree's helper instead, with the default limits against no process and memory
+ * limits (so no cgroups: what the cgroup limits cost where umbra may make cgroups, e.g. as root).
+ * Usage: node bench/sandbox/helper-ab.mjs [--base REV | --cgroups] [--runs 200]. Needs `npm run build` first.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -16,7 +18,11 @@ import { parseArgs } from "node:util";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const { values } = parseArgs({
-  options: { base: { type: "string", default: "HEAD" }, runs: { type: "string", default: "200" } },
+  options: {
+    base: { type: "string", default: "HEAD" },
+    runs: { type: "string", default: "200" },
+    cgroups: { type: "boolean", default: false },
+  },
 });
 const RUNS = Math.max(20, Number(values.runs));
 const { runSandboxed } = await import(join(ROOT, "dist", "sandbox", "run.js"));
@@ -58,16 +64,23 @@ const policy = {
   limits: { ...DEFAULT_LIMITS, timeoutMs: 60_000 },
 };
 
-/** @type {Record<string, string>} */
-const helpers = { [values.base]: baseline, "this tree": join(ROOT, "native", "build", "umbra-helper") };
+const current = join(ROOT, "native", "build", "umbra-helper");
+const unlimited = { ...policy, limits: { ...policy.limits, processes: 0, memoryBytes: 0 } };
+/** @type {Record<string, { path: string, policy: typeof policy }>} */
+const helpers = values.cgroups
+  ? {
+      "this tree, no process or memory limit": { path: current, policy: unlimited },
+      "this tree": { path: current, policy },
+    }
+  : { [values.base]: { path: baseline, policy }, "this tree": { path: current, policy } };
 /** @type {Record<string, number[]>} */
 const times = Object.fromEntries(Object.keys(helpers).map((name) => [name, []]));
 try {
   for (let i = 0; i <= RUNS; i++) {
-    for (const [name, path] of Object.entries(helpers)) {
+    for (const [name, { path, policy: chosen }] of Object.entries(helpers)) {
       process.env.UMBRA_HELPER = path;
       const started = performance.now();
-      const result = await runSandboxed(policy, "true", [], { cwd: ws });
+      const result = await runSandboxed(chosen, "true", [], { cwd: ws });
       if (result.exitCode !== 0) throw new Error(`${name}: true exited ${result.exitCode}: ${result.stderr}`);
       if (i > 0) times[name]?.push(performance.now() - started); // run 0 warms up
     }

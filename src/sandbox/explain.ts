@@ -6,6 +6,7 @@ import {
   PROTECTED_WORKSPACE_PATHS,
   workspaceRelative,
 } from "./policy.js";
+import { SETID_DETAIL } from "./seccomp.js";
 import type { Denial, SandboxPolicy, SandboxResult } from "./types.js";
 
 export type SandboxRule =
@@ -184,6 +185,13 @@ function networkNote(blocked: string): SandboxNote {
 
 function seccompNote(denial: Denial): SandboxNote {
   const call = denial.syscall ?? "a system call";
+  if (denial.detail.startsWith(SETID_DETAIL))
+    return {
+      rule: "seccomp",
+      blocked: `${call} with setuid/setgid bits`,
+      escalation: "none: set the bits yourself outside the sandbox if the file really needs them",
+      message: `The sandbox refuses to make setuid or setgid files (${denial.detail}): a file left with those bits could run with the owner's rights later. Use a mode without them (e.g. 0755 instead of 4755); ask the user to set the bits outside the sandbox if they are really needed.`,
+    };
   const name = denial.syscall ? `the \`${denial.syscall}\` system call` : "a system call";
   const detail = /is not allowed in the sandbox$/.test(denial.detail) ? "" : denial.detail;
   return {

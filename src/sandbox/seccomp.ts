@@ -3,11 +3,15 @@
  * user-notification listener, answers EPERM and reports each denied call). Denied: ptrace and
  * process_vm_*, io_uring, mount and the new mount API, pivot_root, chroot, unshare, setns, clone with
  * namespace flags, kexec, bpf, perf_event_open, keys, kernel modules, swap, reboot, userfaultfd,
- * open_by_handle_at, TIOCSTI/TIOCLINUX (whatever the upper 32 bits of the request), and without network
+ * open_by_handle_at, TIOCSTI/TIOCLINUX (whatever the upper 32 bits of the request), setuid/setgid bits
+ * (chmod, fchmod, fchmodat, fchmodat2 with S_ISUID or S_ISGID in the mode, and open, openat, creat, mknod,
+ * mknodat creating a file with them: a command cannot leave a setuid file for the user to run later;
+ * mkdir ignores those bits), and without network
  * every socket but AF_UNIX, AF_INET and AF_INET6 (not raw or packet ones) and NETLINK_ROUTE: the
  * sandbox's own network namespace then holds only its private loopback, which these reach, and nothing
- * else (no AF_PACKET, AF_VSOCK, AF_ALG, other netlink protocols, ...). clone3 fails with ENOSYS (its flags
- * cannot be inspected; libc then falls back to clone). Other architectures and the x32 ABI kill the
+ * else (no AF_PACKET, AF_VSOCK, AF_ALG, other netlink protocols, ...). clone3 and openat2 fail with ENOSYS
+ * (their flags and mode lie in a struct that seccomp cannot read; libc then falls back to clone and
+ * openat). Other architectures and the x32 ABI kill the
  * process.
  */
 import type { Denial } from "./types.js";
@@ -76,7 +80,9 @@ const UNIFIED_NUMBERS = {
   fsmount: 432,
   fspick: 433,
   clone3: 435,
+  openat2: 437,
   mount_setattr: 442,
+  fchmodat2: 452,
 } as const;
 
 const ARCHES: Record<SeccompArch, ArchInfo> = {
@@ -84,7 +90,15 @@ const ARCHES: Record<SeccompArch, ArchInfo> = {
     audit: 0xc000003e,
     x32Bit: 0x40000000,
     numbers: {
+      open: 2,
       ioctl: 16,
+      creat: 85,
+      chmod: 90,
+      fchmod: 91,
+      mknod: 133,
+      openat: 257,
+      mknodat: 259,
+      fchmodat: 268,
       socket: 41,
       clone: 56,
       ptrace: 101,
@@ -119,6 +133,10 @@ const ARCHES: Record<SeccompArch, ArchInfo> = {
     audit: 0xc00000b7,
     numbers: {
       ioctl: 29,
+      mknodat: 33,
+      fchmod: 52,
+      fchmodat: 53,
+      openat: 56,
       umount2: 39,
       mount: 40,
       pivot_root: 41,
@@ -176,6 +194,28 @@ const SOCK_TYPE_MASK = 0xf;
 const SOCK_RAW = 3;
 const SOCK_PACKET = 10;
 const ENOSYS = 38;
+const S_ISUID = 0o4000;
+const S_ISGID = 0o2000;
+/** open flags that make a file with the call's mode: O_CREAT, and __O_TMPFILE (of O_TMPFILE). */
+const O_CREAT = 0o100;
+const O_TMPFILE_BIT = 0o20000000;
+/**
+ * Calls that set a file's mode, by the argument that holds the mode; those taking open flags first check
+ * the argument before it for O_CREAT. x86-64 only: open, creat, chmod, mknod (arm64 has only the *at ones).
+ */
+const MODE_ARG: Record<string, { mode: number; flags?: number }> = {
+  chmod: { mode: 1 },
+  fchmod: { mode: 1 },
+  creat: { mode: 1 },
+  mknod: { mode: 1 },
+  fchmodat: { mode: 2 },
+  fchmodat2: { mode: 2 },
+  mknodat: { mode: 2 },
+  open: { mode: 2, flags: 1 },
+  openat: { mode: 3, flags: 2 },
+};
+/** The start of the detail of a refused setuid/setgid mode (see explain.ts). */
+export const SETID_DETAIL = "setuid/setgid bits refused";
 
 const ADDRESS_FAMILIES: Record<number, string> = {
   2: "AF_INET",
@@ -256,6 +296,9 @@ export function seccompProgram(options: SeccompOptions): Buffer {
   for (const name of DENIED) jeq(nr(name), "notify");
   jeq(nr("clone"), "clone");
   jeq(nr("clone3"), "enosys");
+  jeq(nr("openat2"), "enosys");
+  const modeCalls = Object.entries(MODE_ARG).filter(([name]) => info.numbers[name] !== undefined);
+  for (const [name] of modeCalls) jeq(nr(name), `mode:${name}`);
   jeq(nr("ioctl"), "ioctl");
   if (!options.network) jeq(nr("socket"), "socket");
   ret(RET_ALLOW);
@@ -285,6 +328,15 @@ export function seccompProgram(options: SeccompOptions): Buffer {
     label("netlink");
     ld(argLow(2));
     jeq(NETLINK_ROUTE, "allow", "notify");
+  }
+  for (const [name, { mode, flags }] of modeCalls) {
+    label(`mode:${name}`);
+    if (flags !== undefined) {
+      ld(argLow(flags));
+      jset(O_CREAT | O_TMPFILE_BIT, 0, "allow");
+    }
+    ld(argLow(mode));
+    jset(S_ISUID | S_ISGID, "notify", "allow");
   }
   label("notify");
   ret(RET_USER_NOTIF);
@@ -352,6 +404,15 @@ export function describeSeccompDenial(
       .filter(([, bit]) => (low(0) & bit) !== 0)
       .map(([flag]) => flag);
     return { kind: "seccomp", syscall: name, detail: `clone with ${flags.join("|")} (new namespaces)` };
+  }
+  const modeArg = MODE_ARG[name];
+  if (modeArg) {
+    const mode = low(modeArg.mode) & 0o7777;
+    return {
+      kind: "seccomp",
+      syscall: name,
+      detail: `${SETID_DETAIL}: ${name} with mode 0${mode.toString(8)} (the sandbox makes no setuid or setgid files)`,
+    };
   }
   if (name === "ioctl") {
     const request = low(1);
