@@ -9,7 +9,7 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { explain } from "../../src/sandbox/explain.js";
-import { helperArgs, placeholderJournal } from "../../src/sandbox/linux.js";
+import { helperArgs, hiddenPathList, placeholderJournal } from "../../src/sandbox/linux.js";
 import { runSandboxed } from "../../src/sandbox/run.js";
 import { seccompProgram } from "../../src/sandbox/seccomp.js";
 import { helperPath } from "../../src/shadow/helper.js";
@@ -33,6 +33,8 @@ afterAll(async () => {
 function underTerminal(script: string): Promise<string> {
   const program = join(f.base, "seccomp.bin");
   writeFileSync(program, seccompProgram({ network: false }));
+  const hidden = join(f.base, "hidden.bin");
+  writeFileSync(hidden, hiddenPathList(f.policy));
   const args = helperArgs(f.policy, "sh", ["-c", script], {
     cwd: f.ws,
     placeholderDir: placeholderJournal(),
@@ -46,8 +48,11 @@ if pid == 0:
     os.dup2(program, 3)
     report = os.open("/dev/null", os.O_WRONLY)
     os.dup2(report, 4)
+    hidden = os.open(sys.argv[3], os.O_RDONLY)
+    os.dup2(hidden, 5)
     os.set_inheritable(3, True)
     os.set_inheritable(4, True)
+    os.set_inheritable(5, True)
     os.execv(argv[0], argv)
 out = b""
 while True:
@@ -62,7 +67,7 @@ os.waitpid(pid, 0)
 sys.stdout.write(out.decode("utf8", "replace"))
 `;
   return new Promise((resolve, reject) => {
-    const child = spawn("python3", ["-c", driver, JSON.stringify([helperPath(), ...args]), program], {
+    const child = spawn("python3", ["-c", driver, JSON.stringify([helperPath(), ...args]), program, hidden], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     let out = "";
