@@ -47,6 +47,8 @@ export interface DiffSection {
   newMode: string | undefined;
   /** The target of a symbolic link the section writes (mode 120000). */
   linkTarget: string | undefined;
+  /** The file is over the diff's size limit: the section names it but does not carry its content. */
+  large?: true;
 }
 
 const OCTAL = /^[0-7]{3}/;
@@ -145,7 +147,10 @@ export function splitDiff(diff: string): (DiffSection | { text: string; unreadab
     if ((oldPath === undefined && !added) || (newPath === undefined && !deleted))
       return { text, unreadable: true as const };
     const linkTarget = newMode === "120000" ? plus.join("\n") : undefined;
-    return { text, oldPath, newPath, oldMode, newMode, linkTarget };
+    // a file over the diff's size limit is named, not carried (src/shadow/diff.ts): applying the section
+    // would leave an empty file where the agent's is
+    const large = lines.some((line) => line.startsWith("Large file ")) ? true : undefined;
+    return { text, oldPath, newPath, oldMode, newMode, linkTarget, ...(large ? { large } : {}) };
   });
 }
 
@@ -279,6 +284,11 @@ export async function judgeSection(section: DiffSection, ctx: AcceptContext): Pr
   const refuse = (path: string, why: string | undefined) => {
     if (why) refusals.push({ path, why });
   };
+  if (section.large)
+    refuse(
+      newPath ?? oldPath ?? "?",
+      "the file is over the diff's size limit, so the diff does not carry it",
+    );
   if (newPath !== undefined) {
     refuse(newPath, await writeRefusal(newPath, ctx));
     if (newMode === "160000") refuse(newPath, "a gitlink (nested repository) is never created by an accept");

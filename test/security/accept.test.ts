@@ -287,6 +287,22 @@ describe("accept: modes", () => {
   });
 });
 
+describe("accept: a file the diff names but does not carry", () => {
+  it("a file over the diff's size limit is refused, never written empty; the rest applies", async () => {
+    const { diff } = await agentDiff([{ path: "ok.txt", new: { content: "fine\n" } }]);
+    const large = [
+      "diff --git a/huge.bin b/huge.bin",
+      "new file mode 100644",
+      "Large file added, content not shown: b/huge.bin 2.1 GiB (2306867200 bytes); over the 64.0 MiB (67108864 bytes) diff limit",
+      "",
+    ].join("\n");
+    const result = await applyDiff(ws, `${large}${diff}`, [], { config, env });
+    expect(refusedPaths(result)).toEqual(["huge.bin"]);
+    expect(existsSync(join(ws, "huge.bin"))).toBe(false);
+    expect(readFileSync(join(ws, "ok.txt"), "utf8")).toBe("fine\n");
+  });
+});
+
 describe("accept: a diff that says one thing and holds another", () => {
   it("a patch smuggled after a section's hunks is found by git's own reading: nothing applies", async () => {
     commitAll();
