@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
+import { shownPath } from "../workspace/errors.js";
 import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { printJson } from "./shared.js";
 
@@ -91,7 +92,7 @@ export function registerGrep(program: Command): void {
         const root = await commandRoot(options.root);
         const matches = await grep(root, pattern, options);
         if (options.json) return printJson(matches);
-        for (const m of matches) process.stdout.write(`${m.path}:${m.line}:${m.text}\n`);
+        for (const m of matches) process.stdout.write(`${shownPath(m.path)}:${m.line}:${m.text}\n`);
         if (matches.length === 0) process.exitCode = 1;
       },
     );

@@ -2,6 +2,7 @@
 import { Command, CommanderError } from "commander";
 import { exitCodeFor } from "./errors.js";
 import { COMMANDS, invokedCommand } from "./registry.js";
+import { guardTerminal } from "./safe-text.js";
 
 const program = new Command()
   .name("umbra")
@@ -19,6 +20,10 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 process.stderr.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
 });
+
+// What reaches a terminal (file names, file text, a command's or a model's output) cannot drive it.
+guardTerminal(process.stdout);
+guardTerminal(process.stderr);
 
 try {
   // Only the module of the command that runs is imported: `umbra --version` and `umbra --help` load none.

@@ -1,8 +1,8 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { Command } from "commander";
 import { openIndex } from "../index/open.js";
 import { search } from "../index/search/searcher.js";
+import { shownPath } from "../workspace/errors.js";
+import { readIfRegular } from "../workspace/rooted.js";
 import { UsageError } from "./errors.js";
 import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { configFor, printJson, readStdin } from "./shared.js";
@@ -54,10 +54,11 @@ export function registerSearch(program: Command): void {
           }
           if (hits.length === 0) process.stdout.write("no results\n");
           for (const hit of hits) {
-            const where = `${hit.path}:${hit.startLine}-${hit.endLine}`;
+            const where = `${shownPath(hit.path)}:${hit.startLine}-${hit.endLine}`;
             const flags = `${hit.symbol ? `  ${hit.symbol}` : ""}${hit.stale ? "  [stale]" : ""}`;
             process.stdout.write(`${where}${flags}\n`);
-            const text = await readFile(join(index.root, hit.path), "utf8").catch(() => "");
+            // never through a link: the file may have become one to something outside since it was indexed
+            const text = (await readIfRegular(index.root, hit.path))?.toString("utf8") ?? "";
             const lines = text.split("\n").slice(hit.startLine - 1, Math.min(hit.endLine, hit.startLine + 3));
             for (const line of lines) process.stdout.write(`    ${line.slice(0, 160)}\n`);
           }

@@ -71,10 +71,16 @@ export class FileAccessError extends Error {
  * written as `\n`, `\x1b`, …, so that a name can neither fake lines of output nor drive a terminal.
  */
 export function shownPath(path: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to escape
-  return path.replace(/[\u0000-\u001f\u007f-\u009f]/g, (char) => {
+  return path.replace(SHOWN_ESCAPES, (char) => {
     if (char === "\n") return "\\n";
     if (char === "\t") return "\\t";
-    return `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`;
+    const code = char.charCodeAt(0);
+    return code < 0x100
+      ? `\\x${code.toString(16).padStart(2, "0")}`
+      : `\\u${code.toString(16).padStart(4, "0")}`;
   });
 }
+
+/** C0 and C1 controls, DEL, the Unicode line and paragraph separators, and bidirectional overrides. */
+const C0 = "\\u0000-\\u001f";
+const SHOWN_ESCAPES = new RegExp(`[${C0}\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]`, "g");
