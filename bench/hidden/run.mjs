@@ -140,8 +140,11 @@ const samples = new Map(
   ]),
 );
 const version = [];
+const versionCpu = [];
 for (let run = 0; run < RUNS; run++) {
-  version.push(time([process.execPath, CLI, "--version"]).ms);
+  const v = time([process.execPath, CLI, "--version"]);
+  version.push(v.ms);
+  versionCpu.push(v.cpu * 1000);
   for (const w of workspaces) {
     const s = samples.get(w.key);
     const u = time(umbra(w.ws, ["true"]));
@@ -215,13 +218,17 @@ const lines = [
         "",
       ]
     : []),
-  `umbra --version (the CLI's start-up alone): ${fmt(median(version))}; medians of ${RUNS} runs, interleaved.`,
+  `umbra --version (the CLI's start-up alone): ${fmt(median(version))}, CPU ${fmt(median(versionCpu))}; medians of ${RUNS} runs, interleaved (umbra run: of the runs after the first).`,
 ];
 const md = lines.join("\n");
 mkdirSync(join(ROOT, "bench", "out"), { recursive: true });
 writeFileSync(
   join(ROOT, "bench", "out", "hidden.json"),
-  JSON.stringify({ runs: RUNS, version: median(version), rows, visibleRows }, null, 2),
+  JSON.stringify(
+    { runs: RUNS, version: median(version), versionCpu: median(versionCpu), rows, visibleRows },
+    null,
+    2,
+  ),
 );
 writeFileSync(join(ROOT, "bench", "out", "hidden.md"), `${md}\n`);
 console.log(md);
