@@ -1,23 +1,23 @@
 /*
  * Hidden paths of the sandbox: what a command may neither read nor list.
  *
- * The list comes through a descriptor (absolute paths, each ended by a NUL byte), so that its length and
- * the bytes of a name (a newline, say) never matter. It is hidden folder by folder, in the sandbox's
- * mount namespace, before the command starts:
+ * The list comes through a descriptor as records, each ended by a NUL byte (no name can hold one), so
+ * that neither its length nor the bytes of a name (a newline, say) matter. The first byte of a record
+ * says what it is:
  *
- *   - a folder with few hidden entries gets one mount per entry: an empty mode-000 stand-in (a file or a
- *     folder, as the entry is) bound read-only over it, and the folder stays as it was;
- *   - a folder with more hidden entries than other entries (a writable root: and more than 4,096 of
- *     them) is replaced by a tmpfs that holds only its other entries, each bound back from the real
- *     folder (a symlink copied): the hidden names are not there at all (ENOENT), whatever their number,
- *     and what is not hidden stays writable in place, with its own mounts (protected paths included).
- *     The tmpfs is then made read-only: the folder's own list of entries cannot change (no entry can be
- *     added, renamed or removed directly in it: EROFS).
+ *   - 'h' then an absolute path: hidden on its own, by an empty mode-000 stand-in (a file or a folder, as
+ *     the entry is) bound read-only over it;
+ *   - 'm' then an absolute folder, followed by 'k' records (names): the folder is masked, every entry of
+ *     it hidden but the kept ones. It is replaced by a tmpfs that holds only the kept entries, each bound
+ *     back from the real folder (a symlink copied): the other names are not there at all (ENOENT),
+ *     whatever their number, and a kept entry stays writable in place, with its own mounts. The tmpfs is
+ *     then made read-only: the folder's own list of entries cannot change (EROFS).
  *
- * So a folder costs at most min(hidden, 1 + other entries) mounts (a writable root at most 4,096), and
- * nothing is written per hidden entry: the cost follows the visible tree, not the count of hidden files.
- * Neither way can the command undo it: a mount point cannot be renamed or unlinked (EBUSY), a read-only
- * tmpfs changes nothing (EROFS), and the command may not mount.
+ * umbra chooses which folders are masked (src/sandbox/hidden-masks.ts): the list holds what stays
+ * visible in a masked folder, never its hidden entries, so neither the list nor the work here follows
+ * the number of hidden files. Masks come first, a folder before the folders below it; the single paths
+ * after them. Neither way can the command undo it: a mount point cannot be renamed or unlinked (EBUSY),
+ * a read-only tmpfs changes nothing (EROFS), and the command may not mount.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -45,34 +45,52 @@
 #define OPEN_TREE_CLONE_FLAG 1
 #define MOVE_MOUNT_F_EMPTY_PATH_FLAG 0x00000004
 #define HIDE_ATTRS (0x1 | 0x2 | 0x4 | 0x8) /* read-only, nosuid, nodev, noexec */
-/* Up to this many hidden entries in one folder, per-entry mounts are used without looking further; in a
- * writable root (the workspace, where commands add files all the time) up to ROOT_FEW, so that its own
- * list of entries stays writable unless that would cost thousands of mounts. */
-#define FEW 8
-#define ROOT_FEW 4096
 
 struct mount_attr_args {
   uint64_t attr_set, attr_clr, propagation, userns_fd;
 };
 
-static int by_folder(const void *a, const void *b);
+static int bad_name(const char *name) {
+  return name[0] == '\0' || strchr(name, '/') != NULL || strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
 
-/* Reads the NUL-ended paths from `fd` (to its end) into `out`, sorted by folder (see by_folder). */
+/* Reads the records from `fd` (to its end) into `out` (see the top of this file). */
 int read_hidden(int fd, struct hidden_list *out) {
   char *buf;
   size_t len;
   if (read_to_end(fd, (size_t)1 << 30, "the list of hidden paths", &buf, &len) != 0) return -1;
   if (len > 0 && buf[len - 1] != '\0') return fail("the list of hidden paths does not end with a NUL byte");
-  size_t count = 0;
-  for (size_t i = 0; i < len; i++) count += buf[i] == '\0';
-  out->items = calloc(count + 1, sizeof *out->items);
-  if (!out->items) return fail("out of memory");
-  out->count = 0;
+  size_t records = 0, masks = 0;
   for (size_t i = 0; i < len; i += strlen(buf + i) + 1) {
-    if (buf[i] != '/') return fail("a hidden path is not absolute");
-    out->items[out->count++] = buf + i;
+    records++;
+    masks += buf[i] == 'm';
   }
-  qsort(out->items, out->count, sizeof *out->items, by_folder);
+  memset(out, 0, sizeof *out);
+  out->paths = calloc(records + 1, sizeof *out->paths);
+  out->masks = calloc(masks + 1, sizeof *out->masks);
+  out->names = calloc(records + 1, sizeof *out->names);
+  if (!out->paths || !out->masks || !out->names) return fail("out of memory");
+  size_t names = 0;
+  for (size_t i = 0; i < len; i += strlen(buf + i) + 1) {
+    char kind = buf[i];
+    const char *value = buf + i + 1;
+    if (kind == 'k') {
+      if (out->mask_count == 0) return fail("a kept name comes before any masked folder");
+      if (bad_name(value)) return fail("a kept name is not a plain name");
+      out->names[names++] = value;
+      out->masks[out->mask_count - 1].keep_count++;
+      continue;
+    }
+    if ((kind != 'h' && kind != 'm') || value[0] != '/') return fail("a hidden path is not absolute");
+    if (kind == 'h') {
+      out->paths[out->count++] = value;
+    } else {
+      struct hidden_mask *m = &out->masks[out->mask_count++];
+      m->folder = value;
+      m->keep = out->names + names;
+      m->keep_count = 0;
+    }
+  }
   return 0;
 }
 
@@ -90,141 +108,66 @@ int hide_path(const char *path) {
   return 0;
 }
 
-/* Length of the folder part of `path` ("/a/b" -> 2, "/a" -> 0: the root). */
-static size_t parent_len(const char *path) {
-  return (size_t)(strrchr(path, '/') - path);
-}
-
-/* Orders by folder, then by name, so that each folder's entries are adjacent and a folder comes before
- * the folders below it. */
-static int by_folder(const void *a, const void *b) {
-  const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-  size_t m = parent_len(x), n = parent_len(y);
-  int c = memcmp(x, y, m < n ? m : n);
-  if (c != 0) return c;
-  if (m != n) return m < n ? -1 : 1;
-  return strcmp(x + m + 1, y + n + 1);
-}
-
-static int by_name(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Replaces `folder` with a read-only tmpfs holding its entries but `names` (sorted, `count` of them),
- * bound back from the real folder; returns 1 without doing anything when per-entry mounts cost fewer. */
-static int mask_folder(const char *folder, const char **names, size_t count) {
-  int real = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-  if (real < 0) return 1;
+/* Binds the entry `name` of the real folder `real` back onto the same name in the tmpfs `shown`. */
+static int bind_back(const char *folder, int real, int shown, const char *name) {
   struct stat st;
-  int listing = fstat(real, &st) == 0 ? dup(real) : -1;
-  DIR *dir = listing >= 0 ? fdopendir(listing) : NULL;
-  if (!dir) {
-    if (listing >= 0) close(listing);
-    close(real);
-    return 1;
+  if (fstatat(real, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0; /* gone meanwhile: nothing to show */
+  if (S_ISLNK(st.st_mode)) {
+    char target[PATH_MAX];
+    ssize_t n = readlinkat(real, name, target, sizeof target - 1);
+    if (n < 0) return 0;
+    target[n] = '\0';
+    if (symlinkat(target, shown, name) != 0) return fail("copy the link %s/%s: %s", folder, name, strerror(errno));
+    return 0;
   }
-  /* The entries that stay, and how many of them need a mount (all but symlinks). */
-  size_t kept_cap = 64, kept_count = 0, mounts = 1;
-  struct kept {
-    char *name;
-    int link;
-    int folder;
-  } *kept = malloc(kept_cap * sizeof *kept);
-  struct dirent *d;
-  int short_of_memory = !kept;
-  while (!short_of_memory && (d = readdir(dir)) != NULL) {
-    const char *name = d->d_name;
-    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) continue;
-    if (bsearch(&name, names, count, sizeof *names, by_name)) continue;
-    if (kept_count == kept_cap) {
-      struct kept *bigger = realloc(kept, (kept_cap *= 2) * sizeof *kept);
-      if (!bigger) {
-        short_of_memory = 1;
-        break;
-      }
-      kept = bigger;
-    }
-    unsigned char type = d->d_type;
-    struct stat entry;
-    if (type == DT_UNKNOWN && fstatat(real, name, &entry, AT_SYMLINK_NOFOLLOW) == 0)
-      type = S_ISLNK(entry.st_mode) ? DT_LNK : S_ISDIR(entry.st_mode) ? DT_DIR : DT_REG;
-    struct kept *k = &kept[kept_count++];
-    k->name = strdup(name);
-    short_of_memory = !k->name;
-    k->link = type == DT_LNK;
-    k->folder = type == DT_DIR;
-    mounts += !k->link;
-    if (mounts >= count) break; /* per entry is cheaper: no need to read on */
+  int made = -1;
+  if (S_ISDIR(st.st_mode)) {
+    made = mkdirat(shown, name, 0);
+  } else {
+    int fd = openat(shown, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+    made = fd < 0 ? -1 : close(fd);
   }
-  closedir(dir);
-  int rc = short_of_memory ? fail("out of memory") : 1;
-  if (rc < 0 || mounts >= count) goto done;
+  int tree = made == 0 ? (int)syscall(SYS_open_tree, real, name, OPEN_TREE_CLONE_FLAG | O_CLOEXEC | AT_RECURSIVE |
+                                                                        AT_SYMLINK_NOFOLLOW)
+                       : -1;
+  int rc = 0;
+  if (tree < 0 || syscall(SYS_move_mount, tree, "", shown, name, MOVE_MOUNT_F_EMPTY_PATH_FLAG) != 0)
+    rc = fail("bind back %s/%s: %s", folder, name, strerror(errno));
+  if (tree >= 0) close(tree);
+  return rc;
+}
+
+/* Replaces the folder of `m` with a read-only tmpfs holding only its kept entries, bound back. Nothing
+ * when the folder is not there (or is a symlink now: a link itself holds no data). */
+static int mask_folder(const struct hidden_mask *m) {
+  const char *folder = m->folder;
+  int real = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  struct stat st;
+  if (real < 0) {
+    if (lstat(folder, &st) != 0 || !S_ISDIR(st.st_mode)) return 0;
+    return fail("open %s: %s", folder, strerror(errno));
+  }
+  int rc = 0;
   char options[64];
+  if (fstat(real, &st) != 0) rc = fail("stat %s: %s", folder, strerror(errno));
   snprintf(options, sizeof options, "mode=%o", (unsigned)(st.st_mode & 07777));
-  if (mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, options) != 0) goto done; /* per entry */
-  rc = 0;
-  int shown = open(folder, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (shown < 0) rc = fail("open %s: %s", folder, strerror(errno));
-  for (size_t i = 0; rc == 0 && i < kept_count; i++) {
-    const char *name = kept[i].name;
-    if (kept[i].link) {
-      char target[PATH_MAX];
-      ssize_t n = readlinkat(real, name, target, sizeof target - 1);
-      if (n < 0) continue; /* gone meanwhile */
-      target[n] = '\0';
-      if (symlinkat(target, shown, name) != 0) rc = fail("copy the link %s/%s: %s", folder, name, strerror(errno));
-      continue;
-    }
-    int made = kept[i].folder ? mkdirat(shown, name, 0) : -1;
-    if (!kept[i].folder) {
-      int fd = openat(shown, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
-      made = fd < 0 ? -1 : close(fd);
-    }
-    int tree = made == 0 ? (int)syscall(SYS_open_tree, real, name, OPEN_TREE_CLONE_FLAG | O_CLOEXEC | AT_RECURSIVE |
-                                                                          AT_SYMLINK_NOFOLLOW)
-                         : -1;
-    if (tree < 0 || syscall(SYS_move_mount, tree, "", shown, name, MOVE_MOUNT_F_EMPTY_PATH_FLAG) != 0)
-      rc = fail("bind back %s/%s: %s", folder, name, strerror(errno));
-    if (tree >= 0) close(tree);
-  }
+  if (rc == 0 && mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, options) != 0)
+    rc = fail("mask %s: %s", folder, strerror(errno));
+  int shown = rc == 0 ? open(folder, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+  if (rc == 0 && shown < 0) rc = fail("open %s: %s", folder, strerror(errno));
+  for (size_t i = 0; rc == 0 && i < m->keep_count; i++) rc = bind_back(folder, real, shown, m->keep[i]);
   if (shown >= 0) close(shown);
   struct mount_attr_args attr = {.attr_set = HIDE_ATTRS, .attr_clr = 0, .propagation = 0, .userns_fd = 0};
   if (rc == 0 && syscall(SYS_mount_setattr, AT_FDCWD, folder, 0, &attr, sizeof attr) != 0)
     rc = fail("mount_setattr %s: %s", folder, strerror(errno));
-done:
-  for (size_t i = 0; kept && i < kept_count; i++) free(kept[i].name);
-  free(kept);
   close(real);
   return rc;
 }
 
-int hide_paths(const struct hidden_list *list, const char *const *roots, size_t root_count) {
-  for (size_t start = 0, end; start < list->count; start = end) {
-    const char *first = list->items[start];
-    size_t n = parent_len(first);
-    for (end = start + 1; end < list->count; end++) {
-      const char *next = list->items[end];
-      if (parent_len(next) != n || memcmp(next, first, n) != 0) break;
-    }
-    size_t count = end - start;
-    int per_entry = 1;
-    char folder[PATH_MAX];
-    if (n >= sizeof folder) return fail("a hidden path is too long");
-    memcpy(folder, first, n);
-    folder[n] = '\0';
-    size_t few = FEW;
-    for (size_t r = 0; r < root_count; r++)
-      if (strcmp(roots[r], folder) == 0) few = ROOT_FEW;
-    if (count > few && n > 0) {
-      const char **names = malloc(count * sizeof *names);
-      if (!names) return fail("out of memory");
-      for (size_t i = 0; i < count; i++) names[i] = list->items[start + i] + n + 1;
-      per_entry = mask_folder(folder, names, count);
-      free(names);
-      if (per_entry < 0) return -1;
-    }
-    for (size_t i = start; per_entry && i < end; i++)
-      if (hide_path(list->items[i]) != 0) return -1;
-  }
+int hide_paths(const struct hidden_list *list) {
+  for (size_t i = 0; i < list->mask_count; i++)
+    if (mask_folder(&list->masks[i]) != 0) return -1;
+  for (size_t i = 0; i < list->count; i++)
+    if (hide_path(list->paths[i]) != 0) return -1;
   return 0;
 }

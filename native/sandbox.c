@@ -16,8 +16,8 @@
  *      devpts, a /dev/shm tmpfs of a quarter of --memory); protected paths bound read-only (absent ones
  *      get an empty read-only placeholder directory, shared by concurrent runs through the journal J and
  *      removed by its last user, see make_placeholder), their parents inside writable roots pinned as
- *      mount points so that they cannot be renamed away; hidden paths (read from --hidden-fd: absolute
- *      paths, each ended by a NUL byte, so that any count and any name travel) hidden by folder, see
+ *      mount points so that they cannot be renamed away; hidden paths and masked folders (read from
+ *      --hidden-fd: records ended by a NUL byte, so that any count and any name travel) hidden, see
  *      hide_paths(); every unix socket path bound in the host's network namespace that the view would
  *      show covered; an empty /run and a private /tmp (half of --memory; the host's in full-access,
  *      where / is writable), both carrying the roots below them over; with cgroups at hand (as root),
@@ -717,7 +717,7 @@ static int make_view(const struct options *o, const struct path_list *sockets) {
     if (protect(o, o->protected.items[i]) != 0) return -1;
   for (size_t i = 0; i < placeholder_count; i++)
     if (!listed(&o->protected, placeholders[i].view) && protect(o, placeholders[i].view) != 0) return -1;
-  if (hide_paths(&o->hidden, o->writable.items, o->writable.count) != 0) return -1;
+  if (hide_paths(&o->hidden) != 0) return -1;
   for (size_t i = 0; i < sockets->count; i++)
     if (hide_path(sockets->items[i]) != 0) return -1;
   if (set_attr("/dev", ATTR_RDONLY, 0, 0) != 0) return -1;

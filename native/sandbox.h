@@ -34,22 +34,31 @@ int landlock_apply(int abi, const struct landlock_paths *paths, char *why, size_
 #define STAND_IN_FILE "/dev/.umbra-hidden-file"
 #define STAND_IN_DIR "/dev/.umbra-hidden-dir"
 
-struct hidden_list {
-  char **items; /* absolute paths */
-  size_t count;
+/* A folder whose entries are all hidden but `keep` (names). */
+struct hidden_mask {
+  const char *folder;
+  const char **keep;
+  size_t keep_count;
 };
 
-/* Reads the list of hidden paths from `fd` (each ended by a NUL byte) to its end and closes `fd`.
- * Returns 0, or -1 with `failure` set. */
+struct hidden_list {
+  const char **paths; /* absolute paths hidden on their own */
+  size_t count;
+  struct hidden_mask *masks; /* a folder before the folders below it */
+  size_t mask_count;
+  const char **names; /* storage of the masks' kept names */
+};
+
+/* Reads the hidden paths and masked folders from `fd` (records ended by a NUL byte, see hidden.c) to
+ * its end and closes `fd`. Returns 0, or -1 with `failure` set. */
 int read_hidden(int fd, struct hidden_list *out);
 
 /* Covers one path with a stand-in; nothing when it is absent or a symlink. 0, or -1 with `failure`. */
 int hide_path(const char *path);
 
-/* Hides every path of the list in this mount namespace, folder by folder (see hidden.c), once the
- * stand-ins exist and before /dev is made read-only; `roots` are the writable roots. 0, or -1 with
- * `failure` set. */
-int hide_paths(const struct hidden_list *list, const char *const *roots, size_t root_count);
+/* Masks the folders of the list, then hides its paths, in this mount namespace (see hidden.c), once the
+ * stand-ins exist and before /dev is made read-only. 0, or -1 with `failure` set. */
+int hide_paths(const struct hidden_list *list);
 
 /* cgroup.c */
 

@@ -1,5 +1,6 @@
 import { basename, isAbsolute, resolve } from "node:path";
 import { IGNORE_FILE_NAMES } from "../workspace/ignore-rules.js";
+import { hiddenRootOf } from "./hidden-masks.js";
 import {
   AGENT_WRITABLE_UMBRA_DIRS,
   isAtOrBelow,
@@ -98,7 +99,7 @@ function protectedBy(policy: SandboxPolicy, path: string): { root: string; reaso
  * (an error there is an ordinary one). Reads are denied only for hidden paths.
  */
 export function deniedBy(policy: SandboxPolicy, path: string, access: Access): PathVerdict | undefined {
-  const hidden = policy.hiddenPaths.find((entry) => isAtOrBelow(path, entry));
+  const hidden = hiddenRootOf(policy, path);
   if (hidden) return { rule: "hidden-path", root: hidden };
   const guarded = protectedBy(policy, path);
   if (guarded) return { rule: "protected-path", ...guarded };

@@ -5,6 +5,7 @@
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { dataDir } from "../config/paths.js";
 import type { BranchSandboxView } from "../shadow/branch.js";
+import { compactHidden } from "./hidden-masks.js";
 import { currentSeccompArch, describeSeccompDenial } from "./seccomp.js";
 import type { Denial, SandboxPolicy } from "./types.js";
 
@@ -81,12 +82,21 @@ function viewPath(policy: SandboxPolicy, view: BranchSandboxView | undefined): (
 }
 
 /**
- * The hidden paths as the helper reads them from HIDDEN_FD: each ended by a NUL byte (no name can hold
- * one), so that neither their number nor the bytes of a name (a newline) are limited by a command line.
+ * The hidden paths and masked folders as the helper reads them from HIDDEN_FD (see native/hidden.c):
+ * records ended by a NUL byte (no name can hold one), so that neither their number nor the bytes of a
+ * name (a newline) are limited by a command line: `m` and a masked folder, then `k` and each of its kept
+ * names; `h` and each path hidden on its own.
  */
 export function hiddenPathList(policy: SandboxPolicy, view?: BranchSandboxView): Buffer {
   const move = viewPath(policy, view);
-  return Buffer.from(policy.hiddenPaths.map((path) => `${move(path)}\0`).join(""));
+  const { paths, masks } = compactHidden(policy);
+  const records: string[] = [];
+  for (const mask of masks) {
+    records.push(`m${move(mask.folder)}\0`);
+    for (const name of mask.keep) records.push(`k${name}\0`);
+  }
+  for (const path of paths) records.push(`h${move(path)}\0`);
+  return Buffer.from(records.join(""));
 }
 
 /** The helper's arguments for running `command` under `policy`, optionally in a branch. */
@@ -105,7 +115,8 @@ export function helperArgs(
   for (const path of policy.writableRoots) out.push("--writable", move(path));
   for (const path of policy.readableRoots ?? []) out.push("--readable", path);
   for (const path of policy.protectedPaths) out.push("--protected", move(path));
-  if (policy.hiddenPaths.length > 0) out.push("--hidden-fd", String(HIDDEN_FD));
+  if (policy.hiddenPaths.length > 0 || (policy.hiddenMasks?.length ?? 0) > 0)
+    out.push("--hidden-fd", String(HIDDEN_FD));
   if (policy.network) out.push("--network");
   if (policy.mode === "full-access") out.push("--no-landlock");
   const { limits } = policy;

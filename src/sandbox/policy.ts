@@ -1,22 +1,20 @@
-import type { Dirent } from "node:fs";
-import { readdir, readFile, realpath } from "node:fs/promises";
+import { readFile, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import { ConfigError, SANDBOX_CACHE_NAMES, type SandboxConfig } from "../config/config.js";
-import { dataDir } from "../config/paths.js";
-import { DEFAULT_EXCLUDED_DIRS, excludedDirMatcher } from "../workspace/excluded-dirs.js";
-import {
-  extendRules,
-  IGNORE_FILE_NAMES,
-  matchIgnore,
-  parseIgnoreFile,
-  readOptionalText,
-  UMBRA_IGNORE_FILES,
-} from "../workspace/ignore-rules.js";
-import { createLimiter } from "../workspace/limit.js";
-import { type GitGuard, gitControlPaths, hasGitEntry } from "./git-guard.js";
-import type { SandboxMode, SandboxPolicy } from "./types.js";
+import { dataDir, workspaceId } from "../config/paths.js";
+import { DEFAULT_EXCLUDED_DIRS } from "../workspace/excluded-dirs.js";
+import { type GitGuard, gitControlPaths } from "./git-guard.js";
+import type { HiddenMask, SandboxMode, SandboxPolicy } from "./types.js";
+import { type FindWorkspacePathsOptions, findWorkspacePaths } from "./workspace-walk.js";
+
+export {
+  AGENT_WRITABLE_UMBRA_DIRS,
+  type FindWorkspacePathsOptions,
+  findWorkspacePaths,
+  type WorkspacePaths,
+} from "./workspace-walk.js";
 
 export type SandboxLimits = SandboxPolicy["limits"];
 export type CacheName = (typeof SANDBOX_CACHE_NAMES)[number];
@@ -222,9 +220,6 @@ export const SECRET_ENV_PATTERNS: readonly string[] = Object.freeze([
   "PASSWORD",
   "API_KEY",
 ]);
-
-/** Folders of `.umbra/` that agents may write (everything else there is protected). */
-export const AGENT_WRITABLE_UMBRA_DIRS: readonly string[] = Object.freeze(["rules", "notes"]);
 
 /**
  * Workspace paths kept read-only whether or not they exist, relative to the workspace, each with the
@@ -618,128 +613,6 @@ export function cachePaths(name: CacheName, home: string, env: NodeJS.ProcessEnv
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The workspace: ignore-file matches, ignore files, editor and umbra settings
-
-export interface WorkspacePaths {
-  /** Absolute paths matched by .umbraignore / .cursorignore (a matched folder is listed, not its files). */
-  hidden: string[];
-  /** Ignore files found at any depth (absolute). */
-  ignoreFiles: string[];
-  /** `*.code-workspace` files at the root (absolute). */
-  codeWorkspaces: string[];
-  /** Entries of `.umbra/` other than the agent-writable folders (absolute). */
-  umbraEntries: string[];
-  /** `.git` is a folder (not a worktree's `.git` file). */
-  gitIsDir: boolean;
-  /**
-   * Workspace-relative `.git` entries of any type (the top one and nested repositories or gitlinks),
-   * outside hidden and excluded folders; `.git` folders are not entered.
-   */
-  gitEntries: string[];
-  /** `.umbra` is a folder. */
-  umbraIsDir: boolean;
-  /** The walk stopped at `maxEntries`: the hidden paths may be incomplete. */
-  truncated: boolean;
-}
-
-export interface FindWorkspacePathsOptions {
-  /** Folders not searched for nested ignore files or matches (default: DEFAULT_EXCLUDED_DIRS). */
-  excludeDirs?: readonly string[];
-  /** Stop after this many directory entries (default 1,000,000). */
-  maxEntries?: number;
-}
-
-/**
- * Walks the workspace (`root`: absolute, symlink-free) with the rules of every .umbraignore and
- * .cursorignore (git syntax, nested, negation) — the same parser and matcher as the workspace scan — and
- * lists what they match. Unlike the scan, git-ignored folders are entered (a secret is often git-ignored
- * too); `.git` and the default excluded folders (node_modules, build output, …) are not, though they are
- * hidden themselves when a rule matches them. Symlinks are matched as entries and never followed.
- */
-export async function findWorkspacePaths(
-  root: string,
-  options: FindWorkspacePathsOptions = {},
-): Promise<WorkspacePaths> {
-  const isExcluded = excludedDirMatcher(options.excludeDirs ?? DEFAULT_EXCLUDED_DIRS);
-  const maxEntries = options.maxEntries ?? 1_000_000;
-  const limit = createLimiter(16);
-  const hidden: string[] = [];
-  const ignoreFiles: string[] = [];
-  const gitEntries: string[] = [];
-  let seen = 0;
-  let truncated = false;
-
-  const walk = async (abs: string, rel: string, rules: ReturnType<typeof extendRules>): Promise<void> => {
-    let entries: Dirent[];
-    try {
-      entries = await limit(() => readdir(abs, { withFileTypes: true }));
-    } catch {
-      return;
-    }
-    seen += entries.length;
-    if (seen > maxEntries) {
-      truncated = true;
-      return;
-    }
-    const patterns = [];
-    for (const name of UMBRA_IGNORE_FILES) {
-      if (!entries.some((entry) => entry.name === name && !entry.isDirectory())) continue;
-      const text = await limit(() => readOptionalText(join(abs, name)));
-      const source = rel === "" ? name : `${rel}/${name}`;
-      if (text !== undefined) patterns.push(...parseIgnoreFile(text, rel, source));
-    }
-    const context = { umbra: extendRules(rules, patterns) };
-    const pending: Promise<void>[] = [];
-    // `abs` is absolute and normal, and a name holds no slash: no join() per entry (a folder may hold
-    // 100,000 of them).
-    const prefix = abs.endsWith(sep) ? abs : abs + sep;
-    for (const entry of entries) {
-      const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      const childAbs = prefix + entry.name;
-      const isDir = entry.isDirectory();
-      if (!isDir && IGNORE_FILE_NAMES.has(entry.name)) ignoreFiles.push(childAbs);
-      if (entry.name === ".git" && rel === "") {
-        gitEntries.push(childRel);
-        continue;
-      }
-      if (context.umbra && matchIgnore(context, childRel, isDir)) {
-        hidden.push(childAbs);
-        continue;
-      }
-      if (entry.name === ".git") gitEntries.push(childRel);
-      if (isDir && entry.name !== ".git" && !isExcluded(entry.name, childRel)) {
-        pending.push(walk(childAbs, childRel, context.umbra));
-      } else if (isDir && entry.name !== ".git") {
-        // An excluded folder is not walked, but a repository right at its top is seen (dist/.git).
-        pending.push(hasGitEntry(childAbs).then((has) => void (has && gitEntries.push(`${childRel}/.git`))));
-      }
-    }
-    await Promise.all(pending);
-  };
-  await walk(root, "", undefined);
-
-  const rootEntries = await readdir(root, { withFileTypes: true }).catch(() => [] as Dirent[]);
-  const codeWorkspaces = rootEntries
-    .filter((entry) => entry.name.endsWith(".code-workspace") && !entry.isDirectory())
-    .map((entry) => join(root, entry.name));
-  const gitIsDir = rootEntries.some((entry) => entry.name === ".git" && entry.isDirectory());
-  const umbraIsDir = rootEntries.some((entry) => entry.name === ".umbra" && entry.isDirectory());
-  const umbraEntries = (await readdir(join(root, ".umbra")).catch(() => [] as string[]))
-    .filter((name) => !AGENT_WRITABLE_UMBRA_DIRS.includes(name))
-    .map((name) => join(root, ".umbra", name));
-  return {
-    hidden: dedupeSorted(hidden),
-    ignoreFiles: dedupeSorted(ignoreFiles),
-    codeWorkspaces: dedupeSorted(codeWorkspaces),
-    umbraEntries: dedupeSorted(umbraEntries),
-    gitIsDir,
-    gitEntries: gitEntries.sort(),
-    umbraIsDir,
-    truncated,
-  };
-}
-
-// ---------------------------------------------------------------------------------------------------
 // Resolution
 
 /** What the command line asks for; these win over the configuration (the admin policy still caps them). */
@@ -916,6 +789,7 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
   // Hidden and protected paths.
   const hiddenPaths: string[] = [];
   let git: GitGuard | undefined;
+  const hiddenMasks: HiddenMask[] = [];
   const protectedPaths: string[] = [];
   for (const path of admin?.hiddenPaths ?? []) {
     const real = await existingReal(expand(path));
@@ -926,13 +800,18 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
     if (writableRoots.some((root) => isAtOrBelow(deny, root))) protectedPaths.push(deny);
   }
   if (mode !== "full-access") {
-    const found = await findWorkspacePaths(workspace, input.walk);
+    const found = findWorkspacePaths(workspace, {
+      writableRoots,
+      cacheFile: join(data, "sandbox", "walk", `${workspaceId(workspace)}.json`),
+      ...input.walk,
+    });
     if (found.truncated) {
       warnings.push(
         `the workspace has too many entries to find every .umbraignore match; some ignored files may stay readable`,
       );
     }
     hiddenPaths.push(...found.hidden);
+    hiddenMasks.push(...found.masks);
     for (const path of config.hiddenPaths) {
       const real = await existingReal(expand(path));
       if (real) hiddenPaths.push(real);
@@ -993,6 +872,7 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
     workspace,
     writableRoots,
     hiddenPaths: dedupeSorted(hiddenPaths),
+    ...(hiddenMasks.length > 0 ? { hiddenMasks } : {}),
     protectedPaths: dedupeSorted(protectedPaths),
     network,
     envAllowlist,

@@ -94,6 +94,9 @@ export function sandboxSupport(): Promise<LinuxSupport> {
 /** Absolute and normal: no empty, `.` or `..` component, no trailing slash, no NUL. */
 const NORMAL_PATH = /^(?:\/(?!\.\.?(?:\/|$))[^/\0]+)+$/;
 
+/** A name of a folder's entry: no slash, no NUL, not `.` or `..`. */
+const PLAIN_NAME = /^(?!\.\.?$)[^/\0]+$/;
+
 /** A path the helper cannot take as written. A newline or any other byte a file name may hold is fine:
  * paths travel as arguments or NUL-ended (see hiddenPathList), never as lines. One regular expression,
  * as a policy may hide 100,000 paths. */
@@ -117,6 +120,12 @@ export function checkPolicy(policy: SandboxPolicy): void {
   ] as const) {
     for (const path of list)
       if (badPath(path)) bad(`the ${name} ${JSON.stringify(path)} is not an absolute, normal path`);
+  }
+  for (const mask of policy.hiddenMasks ?? []) {
+    if (badPath(mask.folder) || mask.folder === "/")
+      bad(`the masked folder ${JSON.stringify(mask.folder)} is not an absolute, normal path`);
+    for (const name of mask.keep)
+      if (!PLAIN_NAME.test(name)) bad(`the kept name ${JSON.stringify(name)} is not a plain name`);
   }
   for (const [key, value] of Object.entries(policy.limits)) {
     if (typeof value !== "number" || !Number.isFinite(value) || value < 0)

@@ -182,11 +182,17 @@ export function seatbeltProfile(policy: SandboxPolicy, options: SeatbeltOptions 
     lines.push(...rule("allow", "file-write*", agentWritable));
   }
 
-  if (policy.hiddenPaths.length > 0) {
+  const masks = policy.hiddenMasks ?? [];
+  if (policy.hiddenPaths.length > 0 || masks.length > 0) {
     lines.push("", "; hidden paths: neither readable nor writable");
     const hidden = policy.hiddenPaths.flatMap((path) => [literal(path), subpath(path)]);
-    const hiddenAncestors = new Set<string>();
-    for (const path of policy.hiddenPaths)
+    // a masked folder: everything below it but its kept entries; its own list of entries is read-only
+    for (const { folder, keep } of masks) {
+      const kept = keep.map((name) => `(require-not ${subpath(`${folder}/${name}`)})`);
+      hidden.push(`(require-all ${subpath(folder)} (require-not ${literal(folder)}) ${kept.join(" ")})`);
+    }
+    const hiddenAncestors = new Set<string>(masks.map(({ folder }) => folder));
+    for (const path of [...policy.hiddenPaths, ...masks.map(({ folder }) => folder)])
       for (const dir of ancestorsWithin(ws, path)) hiddenAncestors.add(dir);
     lines.push(...rule("deny", "file-read* file-write*", hidden));
     lines.push(...rule("deny", "file-write*", [...hiddenAncestors].sort().map(literal)));

@@ -3,6 +3,12 @@ import type { Branch } from "../shadow/branch.js";
 /** How much a sandboxed command may change: nothing, the workspace (and writable roots), or everything. */
 export type SandboxMode = "read-only" | "workspace-write" | "full-access";
 
+/** A folder (absolute, symlink-free) every entry of which is hidden but `keep` (names, sorted). */
+export interface HiddenMask {
+  folder: string;
+  keep: string[];
+}
+
 /** What a sandboxed command may see and do. Paths are absolute and free of symlinks. */
 export interface SandboxPolicy {
   mode: SandboxMode;
@@ -17,6 +23,12 @@ export interface SandboxPolicy {
   readableRoots?: string[];
   /** absolute paths (files or dirs) to make unreadable/unwritable (ignore-file matches) */
   hiddenPaths: string[];
+  /**
+   * Folders whose entries are all hidden but a few (e.g. `data/*.csv` in a folder of 100,000 files): the
+   * compact form of the ignore-file matches of a folder that holds more hidden entries than others. See
+   * hiddenRootOf for the meaning.
+   */
+  hiddenMasks?: HiddenMask[];
   /** absolute paths kept read-only; may not exist */
   protectedPaths: string[];
   network: boolean;

@@ -4,7 +4,7 @@
  * entry; a name with a newline hides like any other and does not stop later runs; a command cannot
  * unhide what is hidden.
  */
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxPolicy } from "../../src/sandbox/types.js";
@@ -220,4 +220,28 @@ describe("umbra run with odd names in .umbraignore matches", () => {
       expect(r.stderr).not.toContain("bad sandbox policy");
     }
   }, 240_000);
+
+  it("hides a file that matches after the walk was cached, and shows a new visible one", async () => {
+    requireBuiltCli();
+    const env = {
+      ...process.env,
+      UMBRA_HOME: join(f.base, "cache-home"),
+      XDG_CONFIG_HOME: join(f.base, "config"),
+    };
+    const run = (script: string) => umbraAsync(env, ["run", "--root", f.ws, "--", "sh", "-c", script]);
+    expect((await run("ls data | grep -c csv; true")).stdout).toBe("0\n");
+    writeFileSync(join(f.ws, "data", "late.csv"), `${SECRET} late\n`);
+    writeFileSync(join(f.ws, "data", "late.txt"), "visible late\n");
+    // once the folder's stamp is old enough to be trusted, only the stamp can tell the walk
+    await settled(join(f.ws, "data"));
+    const r = await run("cat data/late.csv; cat data/late.txt; ls data | grep -c csv; true");
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+    expect(r.stdout).toBe("visible late\n0\n");
+  }, 240_000);
 });
+
+/** Waits until the folder's last change is more than the walk cache's window of doubt (2 s) ago. */
+async function settled(folder: string): Promise<void> {
+  const changed = () => Math.max(statSync(folder).ctimeMs, statSync(folder).mtimeMs);
+  while (Date.now() < changed() + 2_100) await new Promise((done) => setTimeout(done, 100));
+}

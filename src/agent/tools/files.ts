@@ -1,3 +1,5 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import {
   AGENT_WRITABLE_UMBRA_DIRS,
   PROTECTED_WORKSPACE_PATHS,
@@ -15,7 +17,13 @@ import { failure, type ToolResult } from "./types.js";
 export function accessRulesFor(policy: SandboxPolicy, root: string): AccessRules {
   const hidden: string[] = [];
   const hiddenOutside: string[] = [];
-  for (const path of policy.hiddenPaths) {
+  // A masked folder hides every entry it holds now but its kept ones (read here: the door checks names).
+  const masked = (policy.hiddenMasks ?? []).flatMap(({ folder, keep }) =>
+    listNames(folder)
+      .filter((name) => !keep.includes(name))
+      .map((name) => join(folder, name)),
+  );
+  for (const path of [...policy.hiddenPaths, ...masked]) {
     const rel = workspaceRelative(root, path);
     if (rel === undefined) hiddenOutside.push(path);
     else if (rel !== "") hidden.push(rel);
@@ -28,6 +36,14 @@ export function accessRulesFor(policy: SandboxPolicy, root: string): AccessRules
       protectedPaths.push({ path: rel, reason: "it is read-only by the sandbox policy" });
   }
   return { hidden, hiddenOutside, protected: protectedPaths, umbraWritable: AGENT_WRITABLE_UMBRA_DIRS };
+}
+
+function listNames(folder: string): string[] {
+  try {
+    return readdirSync(folder);
+  } catch {
+    return [];
+  }
 }
 
 /** A refused file access as the model reads it; other errors are thrown on. */

@@ -1,0 +1,371 @@
+/**
+ * The workspace walk of the sandbox policy: what the .umbraignore and .cursorignore rules hide, and the
+ * ignore files, editor and umbra settings to protect. Its result is cached in umbra's data directory,
+ * folder by folder, so that a run in an unchanged workspace lists no folder again: each folder is
+ * checked by its stamp (device, inode, change and modification time) and its ignore files by theirs.
+ * A file added, removed or renamed in a folder changes the folder's times, and its change time cannot be
+ * set back by a process (utimes sets it to now), so a changed folder is always listed again; a changed
+ * ignore file lists again every folder below its own.
+ */
+import {
+  type BigIntStats,
+  type Dirent,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, sep } from "node:path";
+import type { Ignore } from "ignore";
+import { z } from "zod";
+import { DEFAULT_EXCLUDED_DIRS, excludedDirMatcher } from "../workspace/excluded-dirs.js";
+import {
+  extendRules,
+  IGNORE_FILE_NAMES,
+  matchIgnore,
+  parseIgnoreFile,
+  UMBRA_IGNORE_FILES,
+} from "../workspace/ignore-rules.js";
+import { FEW, masksFolder, ROOT_FEW } from "./hidden-masks.js";
+import type { HiddenMask } from "./types.js";
+
+/** Folders of `.umbra/` that agents may write (everything else there is protected). */
+export const AGENT_WRITABLE_UMBRA_DIRS: readonly string[] = Object.freeze(["rules", "notes"]);
+
+export interface WorkspacePaths {
+  /** Absolute paths matched by .umbraignore / .cursorignore (a matched folder is listed, not its files),
+   * but those of masked folders. */
+  hidden: string[];
+  /** Folders that hold more matches than other entries, as the entries that stay visible (sorted). */
+  masks: HiddenMask[];
+  /** Ignore files found at any depth (absolute). */
+  ignoreFiles: string[];
+  /** `*.code-workspace` files at the root (absolute). */
+  codeWorkspaces: string[];
+  /** Entries of `.umbra/` other than the agent-writable folders (absolute). */
+  umbraEntries: string[];
+  /** `.git` is a folder (not a worktree's `.git` file). */
+  gitIsDir: boolean;
+  /**
+   * Workspace-relative `.git` entries of any type (the top one and nested repositories or gitlinks),
+   * outside hidden folders, and at the top of excluded ones (`dist/.git`); `.git` folders are not entered.
+   */
+  gitEntries: string[];
+  /** `.umbra` is a folder. */
+  umbraIsDir: boolean;
+  /** The walk stopped at `maxEntries`: the hidden paths may be incomplete. */
+  truncated: boolean;
+  /** Folders listed in this walk (absent from the cache, or changed); the others came from the cache. */
+  listed: number;
+}
+
+export interface FindWorkspacePathsOptions {
+  /** Folders not searched for nested ignore files or matches (default: DEFAULT_EXCLUDED_DIRS). */
+  excludeDirs?: readonly string[];
+  /** Stop after this many directory entries (default 1,000,000). */
+  maxEntries?: number;
+  /** Writable roots (absolute): such a folder is masked only past ROOT_FEW matches (see hidden-masks). */
+  writableRoots?: readonly string[];
+  /** The cache file of this workspace's walk (in the data directory); none: every folder is listed. */
+  cacheFile?: string;
+}
+
+/** What the walk keeps of one folder (`rel` posix, "" for the root). */
+const folderSchema = z
+  .object({
+    /** The folder's stamp when it was listed; "" when too close to a change to be trusted. */
+    stamp: z.string(),
+    /** The stamps of its .umbraignore/.cursorignore files ("?": not to be trusted). */
+    rules: z.string(),
+    entries: z.number(),
+    /** Its ignore files (names; symlinks included, folders not). */
+    ignoreFiles: z.array(z.string()),
+    /** Its subfolders that the walk enters. */
+    dirs: z.array(z.string()),
+    /** Its excluded subfolders (not entered; only looked at for a `.git` at their top, on every walk). */
+    excluded: z.array(z.string()),
+    /** Whether it holds a `.git` entry that is not hidden. */
+    git: z.boolean(),
+    /** Its entries hidden one by one. */
+    hidden: z.array(z.string()),
+    /** Masked: the entries that stay visible (all others are matches). */
+    keep: z.array(z.string()).optional(),
+    /** The root only. */
+    codeWorkspaces: z.array(z.string()).optional(),
+    gitIsDir: z.boolean().optional(),
+    umbraIsDir: z.boolean().optional(),
+  })
+  .strict();
+type FolderRecord = z.infer<typeof folderSchema>;
+
+const CACHE_VERSION = 2;
+const cacheSchema = z.object({
+  version: z.literal(CACHE_VERSION),
+  key: z.string(),
+  folders: z.record(folderSchema),
+});
+
+/**
+ * How close to the walk (ns) a change makes a stamp untrustworthy: a folder changed again within the
+ * same tick of the filesystem's clock would keep its stamp ("racy git"). Covers coarse clocks.
+ */
+const RACY_NS = 2_000_000_000n;
+
+function stampOf(stats: BigIntStats, racyAfter: bigint): string {
+  if (stats.ctimeNs > racyAfter || stats.mtimeNs > racyAfter) return "";
+  return `${stats.dev}:${stats.ino}:${stats.ctimeNs}:${stats.mtimeNs}`;
+}
+
+/** The stamps of the umbra ignore files among `names` of folder `abs`: their contents, as followed. */
+function rulesStamp(abs: string, names: readonly string[], racyAfter: bigint): string {
+  const parts: string[] = [];
+  for (const name of names) {
+    if (!(UMBRA_IGNORE_FILES as readonly string[]).includes(name)) continue;
+    let stats: BigIntStats;
+    try {
+      stats = statSync(join(abs, name), { bigint: true });
+    } catch {
+      parts.push(`${name}:-`);
+      continue;
+    }
+    if (stats.ctimeNs > racyAfter || stats.mtimeNs > racyAfter) return "?";
+    parts.push(`${name}:${stats.ino}:${stats.size}:${stats.ctimeNs}:${stats.mtimeNs}`);
+  }
+  return parts.join("|");
+}
+
+function readCache(file: string | undefined, key: string): Record<string, FolderRecord> {
+  if (!file) return {};
+  try {
+    const parsed = cacheSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
+    return parsed.success && parsed.data.key === key ? parsed.data.folders : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Writes the cache (0600 in a 0700 folder) through a rename: a reader sees the old file or the new. */
+function writeCache(file: string, key: string, folders: Record<string, FolderRecord>): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ version: CACHE_VERSION, key, folders }), { mode: 0o600 });
+    renameSync(tmp, file);
+  } catch {
+    // a cache that cannot be written only costs the next walk its time
+  }
+}
+
+/**
+ * Walks the workspace (`root`: absolute, symlink-free) with the rules of every .umbraignore and
+ * .cursorignore (git syntax, nested, negation) — the same parser and matcher as the workspace scan — and
+ * lists what they match. Unlike the scan, git-ignored folders are entered (a secret is often git-ignored
+ * too); `.git` and the default excluded folders (node_modules, build output, …) are not, though they are
+ * hidden themselves when a rule matches them. Symlinks are matched as entries and never followed. A
+ * folder with more matches than other entries comes back as a mask (see hidden-masks.ts).
+ */
+export function findWorkspacePaths(root: string, options: FindWorkspacePathsOptions = {}): WorkspacePaths {
+  const excludeDirs = options.excludeDirs ?? DEFAULT_EXCLUDED_DIRS;
+  const isExcluded = excludedDirMatcher(excludeDirs);
+  const maxEntries = options.maxEntries ?? 1_000_000;
+  const roots = new Set(options.writableRoots ?? []);
+  const key = JSON.stringify({ root, excludeDirs, maxEntries, roots: [...roots].sort() });
+  const cached = readCache(options.cacheFile, key);
+  const folders: Record<string, FolderRecord> = {};
+  const racyAfter = BigInt(Date.now()) * 1_000_000n - RACY_NS;
+  let seen = 0;
+  let truncated = false;
+  let listed = 0;
+
+  /** Lists the folder and matches its entries with `rules` (its own included). */
+  const list = (
+    abs: string,
+    rel: string,
+    rules: () => Ignore | undefined,
+    stamp: string,
+  ): FolderRecord | undefined => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(abs, { withFileTypes: true });
+    } catch {
+      return undefined;
+    }
+    listed++;
+    const ignoreFiles = entries
+      .filter((entry) => IGNORE_FILE_NAMES.has(entry.name) && !entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
+    // Stamped before they are read: a change after this shows in the next walk.
+    const record: FolderRecord = {
+      stamp,
+      rules: rulesStamp(abs, ignoreFiles, racyAfter),
+      entries: entries.length,
+      ignoreFiles,
+      dirs: [],
+      excluded: [],
+      git: false,
+      hidden: [],
+    };
+    const umbra = rules();
+    const keep: string[] = [];
+    let keptMounts = 0;
+    for (const entry of entries) {
+      const name = entry.name;
+      const isDir = entry.isDirectory();
+      const childRel = rel === "" ? name : `${rel}/${name}`;
+      if (name === ".git" && rel === "") {
+        keep.push(name);
+        keptMounts++;
+        record.git = true;
+        continue;
+      }
+      if (umbra && matchIgnore({ umbra }, childRel, isDir)) {
+        record.hidden.push(name);
+        continue;
+      }
+      keep.push(name);
+      if (!entry.isSymbolicLink()) keptMounts++;
+      if (name === ".git") record.git = true;
+      else if (isDir && !isExcluded(name, childRel)) record.dirs.push(name);
+      else if (isDir) record.excluded.push(name);
+    }
+    const few = roots.has(abs) ? ROOT_FEW : FEW;
+    if (abs !== sep && masksFolder(record.hidden.length, keptMounts, few)) {
+      record.keep = keep.sort();
+      record.hidden = [];
+    }
+    if (rel === "") {
+      record.codeWorkspaces = entries
+        .filter((entry) => entry.name.endsWith(".code-workspace") && !entry.isDirectory())
+        .map((entry) => entry.name);
+      record.gitIsDir = entries.some((entry) => entry.name === ".git" && entry.isDirectory());
+      record.umbraIsDir = entries.some((entry) => entry.name === ".umbra" && entry.isDirectory());
+    }
+    return record;
+  };
+
+  /** `parentRules` gives the rules in force in the parent (computed only when a folder is listed);
+   * `fresh`: the rules changed at or above this folder, so nothing below comes from the cache. */
+  const visit = (abs: string, rel: string, parentRules: () => Ignore | undefined, fresh: boolean): void => {
+    if (truncated) return;
+    let stats: BigIntStats;
+    try {
+      stats = lstatSync(abs, { bigint: true });
+    } catch {
+      return;
+    }
+    if (!stats.isDirectory()) return;
+    const stamp = stampOf(stats, racyAfter);
+    const old = fresh ? undefined : cached[rel];
+    const ownRules = (names: readonly string[]) => {
+      let memo: { rules: Ignore | undefined } | undefined;
+      return () => {
+        if (!memo) {
+          const patterns = [];
+          for (const name of UMBRA_IGNORE_FILES) {
+            if (!names.includes(name)) continue;
+            let text: string | undefined;
+            try {
+              text = readFileSync(join(abs, name), "utf8");
+            } catch {
+              text = undefined;
+            }
+            if (text !== undefined)
+              patterns.push(...parseIgnoreFile(text, rel, rel === "" ? name : `${rel}/${name}`));
+          }
+          memo = { rules: extendRules(parentRules(), patterns) };
+        }
+        return memo.rules;
+      };
+    };
+    let record: FolderRecord | undefined;
+    let rules: () => Ignore | undefined;
+    let childrenFresh = fresh;
+    if (
+      old &&
+      stamp !== "" &&
+      old.stamp === stamp &&
+      old.rules !== "?" &&
+      rulesStamp(abs, old.ignoreFiles, racyAfter) === old.rules
+    ) {
+      record = old;
+      rules = ownRules(record.ignoreFiles);
+    } else {
+      rules = ownRules(UMBRA_IGNORE_FILES);
+      record = list(abs, rel, rules, stamp);
+      if (!record) return;
+      childrenFresh = fresh || !old || old.rules !== record.rules || record.rules === "?";
+    }
+    seen += record.entries;
+    if (seen > maxEntries) {
+      truncated = true;
+      return;
+    }
+    folders[rel] = record;
+    const prefix = abs.endsWith(sep) ? abs : abs + sep;
+    for (const name of record.dirs)
+      visit(prefix + name, rel === "" ? name : `${rel}/${name}`, rules, childrenFresh);
+  };
+  visit(root, "", () => undefined, false);
+
+  if (
+    options.cacheFile &&
+    !truncated &&
+    (listed > 0 || Object.keys(cached).length !== Object.keys(folders).length)
+  ) {
+    writeCache(options.cacheFile, key, folders);
+  }
+  const hidden: string[] = [];
+  const masks: HiddenMask[] = [];
+  const ignoreFiles: string[] = [];
+  const gitEntries: string[] = [];
+  for (const [rel, record] of Object.entries(folders)) {
+    const abs = rel === "" ? root : join(root, rel);
+    const inside = (name: string) => (rel === "" ? name : `${rel}/${name}`);
+    if (record.git) gitEntries.push(inside(".git"));
+    // A repository planted at the top of an excluded folder (dist/.git) changes that folder, not this
+    // one: looked for on every walk, never taken from the cache.
+    for (const name of record.excluded)
+      if (entryExists(join(abs, name, ".git"))) gitEntries.push(inside(`${name}/.git`));
+    for (const name of record.hidden) hidden.push(join(abs, name));
+    for (const name of record.ignoreFiles) ignoreFiles.push(join(abs, name));
+    if (record.keep) masks.push({ folder: abs, keep: record.keep });
+  }
+  masks.sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
+  const top = folders[""];
+  const umbraEntries = (top?.umbraIsDir ? safeList(join(root, ".umbra")) : [])
+    .filter((name) => !AGENT_WRITABLE_UMBRA_DIRS.includes(name))
+    .map((name) => join(root, ".umbra", name));
+  return {
+    hidden: hidden.sort(),
+    masks,
+    ignoreFiles: ignoreFiles.sort(),
+    codeWorkspaces: (top?.codeWorkspaces ?? []).map((name) => join(root, name)).sort(),
+    umbraEntries: umbraEntries.sort(),
+    gitIsDir: top?.gitIsDir ?? false,
+    gitEntries: gitEntries.sort(),
+    umbraIsDir: top?.umbraIsDir ?? false,
+    truncated,
+    listed,
+  };
+}
+
+function entryExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function safeList(folder: string): string[] {
+  try {
+    return readdirSync(folder);
+  } catch {
+    return [];
+  }
+}
