@@ -51,3 +51,11 @@ export function isRunning(pid: number | undefined): boolean {
     return false;
   }
 }
+
+export async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > until) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
