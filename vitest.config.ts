@@ -6,8 +6,8 @@ import { scaled } from "./test/helpers/wait.ts";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    testTimeout: scaled(60_000),
-    hookTimeout: scaled(60_000),
+    testTimeout: scaled(180_000),
+    hookTimeout: scaled(180_000),
     pool: "forks",
   },
 });

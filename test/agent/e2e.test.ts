@@ -130,7 +130,7 @@ describe("umbra agent (built CLI, fake OpenAI-compatible server)", () => {
     } finally {
       await cleanup(join(fresh, ".."));
     }
-  }, 90_000);
+  });
 });
 
 describe("umbra agent --parallel and usage errors", () => {
