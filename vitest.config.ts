@@ -6,6 +6,7 @@ import { scaled } from "./test/helpers/wait.ts";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    setupFiles: ["test/helpers/isolate.ts"],
     testTimeout: scaled(180_000),
     hookTimeout: scaled(180_000),
     pool: "forks",
