@@ -7,7 +7,7 @@
  * How many times longer than the defaults tests may wait: `UMBRA_TEST_TIME_SCALE` (default 1), e.g. 3
  * on a runner that is slow or shared. It scales vitest's test and hook timeouts and every bound below.
  */
-export const TIME_SCALE = timeScale(process.env.UMBRA_TEST_TIME_SCALE);
+const TIME_SCALE = timeScale(process.env.UMBRA_TEST_TIME_SCALE);
 
 function timeScale(value: string | undefined): number {
   if (value === undefined || value === "") return 1;
