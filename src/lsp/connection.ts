@@ -59,6 +59,13 @@ function withDynamicPullDiagnostics(capabilities: ClientCapabilities): ClientCap
 
 const STDERR_TAIL_CHARS = 4000;
 
+/**
+ * The least time a server gets to answer `initialize`. Starting is not a request like the others: the
+ * process, its runtime and its bundle load first (pyright, tsserver: seconds on a busy machine), so it is
+ * not held to `requestTimeoutMs`, which is sized for requests to a running server.
+ */
+const INITIALIZE_TIMEOUT_MS = 60_000;
+
 export interface ConnectionOptions {
   spec: ServerSpec;
   launcher: Launcher;
@@ -154,7 +161,7 @@ export class LspConnection {
             : CLIENT_CAPABILITIES,
           initializationOptions: options.initializationOptions ?? null,
         },
-        options.requestTimeoutMs,
+        Math.max(options.requestTimeoutMs, INITIALIZE_TIMEOUT_MS),
       );
       connection.capabilities = result.capabilities;
       connection.notify("initialized", {});

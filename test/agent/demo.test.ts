@@ -1,13 +1,17 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { readCassette } from "../../src/agent/cassette.js";
 import { demoCassette } from "../../src/cli/demo-command.js";
+import { scaled } from "../helpers/wait.js";
 import { cleanup, EXAMPLES, fingerprint } from "../helpers/workspace.js";
 import { testEnv } from "./helpers.js";
 
 const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
+/** Bounds for hangs: one demo is a whole session with language servers; a test runs two. */
+const DEMO_TIMEOUT_MS = scaled(240_000);
+vi.setConfig({ testTimeout: 2 * DEMO_TIMEOUT_MS + scaled(20_000) });
 let home: string;
 let env: NodeJS.ProcessEnv;
 
@@ -20,7 +24,11 @@ afterAll(async () => {
 });
 
 function demo() {
-  const result = spawnSync(process.execPath, [CLI, "demo"], { env, encoding: "utf8", timeout: 120_000 });
+  const result = spawnSync(process.execPath, [CLI, "demo"], {
+    env,
+    encoding: "utf8",
+    timeout: DEMO_TIMEOUT_MS,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -48,5 +56,5 @@ describe("umbra demo: the agent, replayed from a hand-written cassette", () => {
     expect(second.code, second.stderr).toBe(0);
     expect(diffOf(second.stdout)).toBe(diffOf(first.stdout));
     expect(await fingerprint(EXAMPLES)).toBe(before);
-  }, 120_000);
+  });
 });

@@ -132,7 +132,7 @@ describe("umbra agent (built CLI, fake OpenAI-compatible server)", () => {
     } finally {
       await cleanup(join(fresh, ".."));
     }
-  }, 90_000);
+  });
 });
 
 describe("a repository's own test command", () => {

@@ -1,3 +1,4 @@
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { LanguageModel } from "ai";
 import { createModel, type FetchFunction } from "../../src/agent/providers.js";
@@ -44,9 +45,18 @@ export function scriptedModel(script: FakeAction[] | ((request: ChatRequest, n: 
   return { model, fetch, requests };
 }
 
-/** A data directory and configuration for a test (no user config leaks in). */
+/**
+ * A data directory and configuration for a test (no user config leaks in). The user config gives
+ * language servers the time a heavily loaded machine needs (the defaults, 10 s per request and 15 s per
+ * lint, return partial lints there and the agent then sees no diagnostics); these are bounds, not waits.
+ */
 export async function testEnv(): Promise<{ home: string; env: NodeJS.ProcessEnv }> {
   const home = await tempDir("agent-home");
+  await mkdir(join(home, "config", "umbra"), { recursive: true });
+  await writeFile(
+    join(home, "config", "umbra", "config.json"),
+    JSON.stringify({ lsp: { requestTimeoutMs: 90_000, lintTimeoutMs: 100_000 } }),
+  );
   return { home, env: { ...process.env, UMBRA_HOME: home, XDG_CONFIG_HOME: join(home, "config") } };
 }
 

@@ -2,7 +2,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CLI, requireBuiltCli, umbraSync } from "../helpers/cli.js";
+import { holdingEmbeddingServer } from "../fakes/fake-embeddings.js";
+import { CLI, requireBuiltCli, umbraAsync, umbraSync } from "../helpers/cli.js";
+import { waitUntil } from "../helpers/wait.js";
 import { cleanup, copyExamples, fingerprint, tempDir } from "../helpers/workspace.js";
 
 let home: string;
@@ -94,46 +96,63 @@ describe("umbra CLI", () => {
   });
 
   it("resumes after kill -9 without redoing finished files", async () => {
-    await mkdir(join(home, "config", "umbra"), { recursive: true });
-    await writeFile(
-      join(home, "config", "umbra", "config.json"),
-      JSON.stringify({ index: { filesPerBatch: 20 } }),
-    );
-    await mkdir(join(root, "gen"));
-    for (let i = 0; i < 1500; i++) {
-      const body = Array.from(
-        { length: 12 },
-        (_, j) => `    total_${j} = value_${i} * ${j} + offset_${(i * j) % 97}`,
-      ).join("\n");
+    // The embedder answers the first batches and then holds every request: the run is killed with some
+    // batches committed and the rest not, however fast or busy the machine is.
+    const embeddings = await holdingEmbeddingServer(3);
+    try {
+      await mkdir(join(home, "config", "umbra"), { recursive: true });
       await writeFile(
-        join(root, "gen", `module_${i}.py`),
-        `def compute_${i}(value_${i}, offset):\n${body}\n    return total_0\n`,
+        join(home, "config", "umbra", "config.json"),
+        JSON.stringify({
+          index: {
+            filesPerBatch: 20,
+            embedder: { provider: "openai", baseUrl: embeddings.url, model: "m", dimensions: 4 },
+          },
+        }),
       );
-    }
-    const child: ChildProcess = spawn(process.execPath, [CLI, "index", root], { env, stdio: "ignore" });
-    const files = async () => {
-      const status = umbra(["status", "--root", root, "--json"]);
-      return status.code === 0 ? (JSON.parse(status.stdout) as { files: number }).files : 0;
-    };
-    let indexedBeforeKill = 0;
-    for (let i = 0; i < 600 && indexedBeforeKill === 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      indexedBeforeKill = await files();
-    }
-    child.kill("SIGKILL");
-    await new Promise((resolve) => child.once("exit", resolve));
-    expect(indexedBeforeKill).toBeGreaterThan(0);
-    const afterKill = await files();
-    expect(afterKill).toBeLessThan(1509);
+      await mkdir(join(root, "gen"));
+      const total = 200 + 9; // generated files and those of examples/
+      for (let i = 0; i < 200; i++) {
+        const body = Array.from(
+          { length: 12 },
+          (_, j) => `    total_${j} = value_${i} * ${j} + offset_${(i * j) % 97}`,
+        ).join("\n");
+        await writeFile(
+          join(root, "gen", `module_${i}.py`),
+          `def compute_${i}(value_${i}, offset):\n${body}\n    return total_0\n`,
+        );
+      }
+      const child: ChildProcess = spawn(process.execPath, [CLI, "index", root], { env, stdio: "ignore" });
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      // Asynchronous: the embedding server lives in this process.
+      const files = async () => {
+        const status = await umbraAsync(env, ["status", "--root", root, "--json"]);
+        return status.code === 0 ? (JSON.parse(status.stdout) as { files: number }).files : 0;
+      };
+      let indexedBeforeKill = 0;
+      await waitUntil(
+        async () => {
+          if (!embeddings.holding()) return false;
+          indexedBeforeKill = await files();
+          return indexedBeforeKill > 0;
+        },
+        "the first batches to be committed while the embedder holds the next",
+        120_000,
+      );
+      child.kill("SIGKILL");
+      await exited;
+      const afterKill = await files();
+      expect(afterKill).toBeGreaterThanOrEqual(indexedBeforeKill);
+      expect(afterKill).toBeLessThan(total);
 
-    const resumed = umbra(["index", root, "--json"]);
-    expect(resumed.code).toBe(0);
-    const report = JSON.parse(resumed.stdout) as {
-      files: number;
-      changes: { added: number };
-      cachedEmbeddings: number;
-    };
-    expect(report.files).toBe(1509);
-    expect(report.changes.added).toBe(1509 - afterKill);
+      embeddings.release();
+      const resumed = await umbraAsync(env, ["index", root, "--json"]);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const report = JSON.parse(resumed.stdout) as { files: number; changes: { added: number } };
+      expect(report.files).toBe(total);
+      expect(report.changes.added).toBe(total - afterKill);
+    } finally {
+      await embeddings.close();
+    }
   });
 });

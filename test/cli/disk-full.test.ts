@@ -1,10 +1,14 @@
 import { spawnSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { scaled } from "../helpers/wait.js";
 import { cleanup, copyExamples, tempDir } from "../helpers/workspace.js";
 
 const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
+/** A bound for a hang: the script indexes 309 files twice and searches (93 s on a loaded machine). */
+const SCRIPT_TIMEOUT_MS = scaled(300_000);
+vi.setConfig({ testTimeout: SCRIPT_TIMEOUT_MS + scaled(30_000) });
 
 /** A private mount namespace with a tmpfs is possible only as root (CI runs as root). */
 function canMountTmpfs(): boolean {
@@ -45,7 +49,7 @@ describe.runIf(canMountTmpfs())("a full disk", () => {
     const run = spawnSync("unshare", ["-m", "bash", "-c", script], {
       env,
       encoding: "utf8",
-      timeout: 120_000,
+      timeout: SCRIPT_TIMEOUT_MS,
     });
     expect(run.status).toBe(0);
     const read = (name: string) => spawnSync("cat", [join(out, name)], { encoding: "utf8" }).stdout.trim();

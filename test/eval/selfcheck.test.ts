@@ -55,7 +55,7 @@ describe("umbra eval self-checks (examples/eval, no network)", () => {
     const noop = await runEval({ tasks, agent: "noop", config: config(), env, parallel: 2 });
     expect(noop.results.summary.passed).toBe(0);
     expect(noop.results.tasks.map((t) => t.failure)).toEqual(["no-change", "no-change", "no-change"]);
-  }, 60_000);
+  });
 
   it("catches an agent that edits the tests to pass", async () => {
     const median = tasks.filter((t) => t.id === "py-median");
@@ -91,7 +91,7 @@ describe("umbra eval self-checks (examples/eval, no network)", () => {
     expect(task?.testsEdited).toEqual(["test_hidden_stats.py", "test_stats.py"]);
     expect(task?.failure).toBe("tests-edited");
     expect(task?.toolCalls).toEqual({ edit: 2, run_command: 1 });
-  }, 60_000);
+  });
 
   it("replaying a recorded run gives the same results file", async () => {
     const out = await tempDir("eval-out");
@@ -134,7 +134,7 @@ describe("umbra eval self-checks (examples/eval, no network)", () => {
     } finally {
       await cleanup(out);
     }
-  }, 60_000);
+  });
 
   it("resumes from the cache: a finished task is not run again", async () => {
     const out = await tempDir("eval-cache");
@@ -148,5 +148,5 @@ describe("umbra eval self-checks (examples/eval, no network)", () => {
     } finally {
       await cleanup(out);
     }
-  }, 60_000);
+  });
 });

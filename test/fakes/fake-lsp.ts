@@ -6,6 +6,7 @@
  *   --crash-on=METHOD   write to stderr and exit with status 3 when a METHOD request arrives
  *   --hang-on=METHOD    never answer METHOD requests
  *   --diag-delay=MS     publish diagnostics MS milliseconds after the change
+ *   --init-delay=MS     answer `initialize` MS milliseconds late (a server slow to start)
  *   --no-diagnostics    never publish diagnostics
  *   --pull              offer pull diagnostics (textDocument/diagnostic) instead of publishing
  */
@@ -29,6 +30,7 @@ const option = (name: string): string | undefined =>
 const crashOn = option("crash-on");
 const hangOn = option("hang-on");
 const diagDelay = Number(option("diag-delay") ?? "0");
+const initDelay = Number(option("init-delay") ?? "0");
 const noDiagnostics = args.includes("--no-diagnostics");
 const pull = args.includes("--pull");
 
@@ -66,6 +68,19 @@ function publish(doc: TextDocumentItem): void {
   setTimeout(() => send({ method: "textDocument/publishDiagnostics", params: snapshot }), diagDelay);
 }
 
+function initializeResult(): Record<string, unknown> {
+  return {
+    capabilities: {
+      textDocumentSync: 1,
+      hoverProvider: true,
+      definitionProvider: true,
+      documentSymbolProvider: true,
+      ...(pull ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}),
+    },
+    serverInfo: { name: "fake-lsp" },
+  };
+}
+
 function handle(message: Message): void {
   const { id, method } = message;
   const params = (message.params ?? {}) as Record<string, unknown>;
@@ -77,21 +92,7 @@ function handle(message: Message): void {
   if (id !== undefined && method === hangOn) return;
   switch (method) {
     case "initialize":
-      send({
-        id,
-        result: {
-          capabilities: {
-            textDocumentSync: 1,
-            hoverProvider: true,
-            definitionProvider: true,
-            documentSymbolProvider: true,
-            ...(pull
-              ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } }
-              : {}),
-          },
-          serverInfo: { name: "fake-lsp" },
-        },
-      });
+      setTimeout(() => send({ id, result: initializeResult() }), initDelay);
       return;
     case "textDocument/didOpen": {
       const item = params.textDocument as TextDocumentItem;

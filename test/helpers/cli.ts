@@ -1,6 +1,10 @@
 import { execFile, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { scaled } from "./wait.js";
+
+/** A command still running after this long is killed (a hang; scaled on a slow machine). */
+const CLI_TIMEOUT_MS = scaled(120_000);
 
 /** The built command line (npm test builds dist/ before running the tests). */
 export const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
@@ -23,7 +27,7 @@ export function umbraSync(env: NodeJS.ProcessEnv, args: string[], input?: string
     input,
     cwd,
     encoding: "utf8",
-    timeout: 120_000,
+    timeout: CLI_TIMEOUT_MS,
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -34,7 +38,7 @@ export function umbraAsync(env: NodeJS.ProcessEnv, args: string[], input = ""): 
     const child = execFile(
       process.execPath,
       [CLI, ...args],
-      { env, encoding: "utf8", timeout: 120_000, maxBuffer: 32 * 1024 * 1024 },
+      { env, encoding: "utf8", timeout: CLI_TIMEOUT_MS, maxBuffer: 32 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : null) : 0;
         done({ code: child.exitCode ?? code, stdout, stderr });

@@ -12,6 +12,7 @@ import { openIndex } from "../../src/index/open.js";
 import { search } from "../../src/index/search/searcher.js";
 import { WorkspaceError } from "../../src/workspace/index.js";
 import { CountingEmbedder } from "../helpers/embedder.js";
+import { waitUntil } from "../helpers/wait.js";
 import { cleanup, copyExamples, fingerprint, tempDir } from "../helpers/workspace.js";
 
 let home: string;
@@ -206,8 +207,10 @@ describe("indexWorkspace", () => {
     const held = await acquireLock(lock);
     const warnings: string[] = [];
     const waiting = indexWorkspace(root, { config, env, onWarning: (m) => warnings.push(m) });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(warnings.some((w) => w.includes("waiting for another umbra run"))).toBe(true);
+    await waitUntil(
+      () => warnings.some((w) => w.includes("waiting for another umbra run")),
+      "the second run to say it waits",
+    );
     held();
     expect((await waiting).files).toBe(9);
 

@@ -3,8 +3,9 @@ import { isLspError, LspError } from "../../src/lsp/errors.js";
 import { LspHost } from "../../src/lsp/host.js";
 import type { LanguageDefinition } from "../../src/lsp/registry.js";
 import { fakeLspScript } from "../fakes/fake-lsp-script.js";
+import { waitUntil } from "../helpers/wait.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
-import { isRunning, MemoryBranch, waitFor, writeTree } from "./helpers.js";
+import { isRunning, MemoryBranch, writeTree } from "./helpers.js";
 
 let dir: string;
 let root: string;
@@ -94,6 +95,14 @@ describe("fake server", () => {
     expect(result.diagnostics).toHaveLength(1);
   });
 
+  it("does not hold a starting server to the request timeout", async () => {
+    // A server that takes longer to start than a request may take (a busy machine, a big bundle).
+    const h = host(["--init-delay=600"], { config: { requestTimeoutMs: 100 } });
+    const result = await h.lint(new MemoryBranch("b1", root), "a.fake");
+    expect(result.diagnostics.map((d) => d.message)).toEqual(["bad old"]);
+    expect(h.status()[0]).toMatchObject({ starts: 1, crashes: 0 });
+  });
+
   it("restarts a server that stopped answering", async () => {
     const h = host(["--hang-on=textDocument/hover"], { config: { requestTimeoutMs: 3000 } });
     const branch = new MemoryBranch("b1", root);
@@ -103,7 +112,7 @@ describe("fake server", () => {
       const error = await h.hover(branch, "a.fake", { line: 1, column: 1 }).catch((e: unknown) => e);
       expect(isLspError(error, "timeout")).toBe(true);
     }
-    await waitFor(() => !isRunning(pid));
+    await waitUntil(() => !isRunning(pid), "the unresponsive server to be killed");
     expect(h.status()[0]).toMatchObject({ unresponsiveRestarts: 1, crashes: 0 });
     expect((await h.lint(branch, "a.fake")).diagnostics).toHaveLength(1);
     expect(h.status()[0]?.starts).toBe(2);
@@ -131,7 +140,7 @@ describe("fake server", () => {
     await h.lint(branch, "b.fake");
     const pid = h.status()[0]?.pid;
     expect(isRunning(pid)).toBe(true);
-    await waitFor(() => !isRunning(pid), 5000);
+    await waitUntil(() => !isRunning(pid), "the idle server to stop");
     expect(h.status()[0]).toMatchObject({ state: "stopped", idleShutdowns: 1 });
     const again = await h.lint(branch, "b.fake");
     expect(again.diagnostics.map((d) => d.severity)).toEqual(["warning"]);

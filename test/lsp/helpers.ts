@@ -57,14 +57,6 @@ export function isRunning(pid: number | undefined): boolean {
   }
 }
 
-export async function waitFor(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** Timeouts for tests of real servers, generous enough for a heavily loaded machine. */
 export const LOADED_MACHINE: Partial<LspConfig> = { requestTimeoutMs: 120_000, lintTimeoutMs: 180_000 };
 

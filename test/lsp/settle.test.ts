@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { LspError } from "../../src/lsp/errors.js";
-import { DiagnosticsInbox, settlePush } from "../../src/lsp/settle.js";
+import { DiagnosticsInbox, type Settled, settlePush } from "../../src/lsp/settle.js";
 
 const never = new Promise<LspError>(() => undefined);
 const diag = (message: string) => ({
@@ -10,22 +10,34 @@ const diag = (message: string) => ({
 
 describe("settlePush", () => {
   it("ignores publishes for other versions and waits for the quiet period", async () => {
-    const inbox = new DiagnosticsInbox();
-    const uri = "file:///w/a.py";
-    const started = Date.now();
-    const result = settlePush(inbox, [{ uri, version: 5 }], {
-      quietMs: 60,
-      deadline: Date.now() + 2000,
-      since: inbox.position,
-      exited: never,
-    });
-    inbox.publish({ uri, version: 4, diagnostics: [diag("stale")] });
-    setTimeout(() => inbox.publish({ uri, version: 5, diagnostics: [diag("first")] }), 20);
-    setTimeout(() => inbox.publish({ uri, version: 5, diagnostics: [diag("second")] }), 50);
-    const settled = await result;
-    expect(settled.partial).toBe(false);
-    expect(settled.diagnostics.get(uri)?.map((d) => d.message)).toEqual(["second"]);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(100);
+    // Fake timers: the quiet period is checked to the millisecond, whatever the machine's load.
+    vi.useFakeTimers();
+    try {
+      const inbox = new DiagnosticsInbox();
+      const uri = "file:///w/a.py";
+      let settled: Settled | undefined;
+      void settlePush(inbox, [{ uri, version: 5 }], {
+        quietMs: 60,
+        deadline: Date.now() + 2000,
+        since: inbox.position,
+        exited: never,
+      }).then((result) => {
+        settled = result;
+      });
+      inbox.publish({ uri, version: 4, diagnostics: [diag("stale")] });
+      await vi.advanceTimersByTimeAsync(20);
+      inbox.publish({ uri, version: 5, diagnostics: [diag("first")] });
+      await vi.advanceTimersByTimeAsync(30);
+      expect(settled).toBeUndefined();
+      inbox.publish({ uri, version: 5, diagnostics: [diag("second")] });
+      await vi.advanceTimersByTimeAsync(59);
+      expect(settled).toBeUndefined(); // 60 ms of quiet after the last publish, not after the first
+      await vi.advanceTimersByTimeAsync(1);
+      expect(settled?.partial).toBe(false);
+      expect(settled?.diagnostics.get(uri)?.map((d) => d.message)).toEqual(["second"]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("returns a partial result at the deadline", async () => {

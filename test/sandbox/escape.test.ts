@@ -208,6 +208,14 @@ describe("filesystem", () => {
   });
 });
 
+/**
+ * A sleep duration that names this test process (`N.PPPPPPP`, the pid in seven digits): processes are
+ * looked for machine-wide, and another suite running these tests at the same time has other markers.
+ */
+function mark(n: number): string {
+  return `${n}.${String(process.pid).padStart(7, "0")}`;
+}
+
 describe("processes", () => {
   it("gets no inherited descriptors beyond stdin, stdout and stderr", async () => {
     const r = await sh(
@@ -305,42 +313,47 @@ describe("processes", () => {
   });
 
   it("cannot see or signal host processes", async () => {
-    const victim = spawn("sleep", ["321.5"], { stdio: "ignore" });
+    const victim = spawn("sleep", [mark(3215)], { stdio: "ignore" });
     try {
       const r = await sh(f.policy, `ls /proc | grep -c '^[0-9]'; kill -9 ${victim.pid}; echo rc=$?`);
       expect(Number(r.stdout.split("\n")[0])).toBeLessThan(10);
       expect(victim.exitCode).toBeNull();
-      expect(processesWith("321.5").length).toBe(1);
+      expect(processesWith(mark(3215)).length).toBe(1);
     } finally {
       victim.kill("SIGKILL");
     }
   });
 
   it("leaves no daemon behind when the command ends", async () => {
-    const r = await sh(f.policy, `(setsid sleep 987.5 &); nohup sleep 987.6 >/dev/null 2>&1 & echo started`);
+    const r = await sh(
+      f.policy,
+      `(setsid sleep ${mark(9875)} &); nohup sleep ${mark(9876)} >/dev/null 2>&1 & echo started`,
+    );
     expect(r.stdout).toContain("started");
     await new Promise((done) => setTimeout(done, 200));
-    expect(processesWith("987.5")).toEqual([]);
-    expect(processesWith("987.6")).toEqual([]);
+    expect(processesWith(mark(9875))).toEqual([]);
+    expect(processesWith(mark(9876))).toEqual([]);
   });
 
   it("kills the whole tree on timeout", async () => {
     const policy = { ...f.policy, limits: { ...f.policy.limits, timeoutMs: 800 } };
-    const r = await sh(policy, `(setsid sleep 654.3 &); sleep 654.4`);
+    const r = await sh(policy, `(setsid sleep ${mark(6543)} &); sleep ${mark(6544)}`);
     expect(r.timedOut).toBe(true);
     await new Promise((done) => setTimeout(done, 200));
-    expect(processesWith("654.3")).toEqual([]);
-    expect(processesWith("654.4")).toEqual([]);
+    expect(processesWith(mark(6543))).toEqual([]);
+    expect(processesWith(mark(6544))).toEqual([]);
   });
 
   it("kills the whole tree when cancelled", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 500);
-    const r = await sh(f.policy, `(setsid sleep 655.3 &); sleep 655.4`, { signal: controller.signal });
+    const r = await sh(f.policy, `(setsid sleep ${mark(6553)} &); sleep ${mark(6554)}`, {
+      signal: controller.signal,
+    });
     expect(r.cancelled).toBe(true);
     await new Promise((done) => setTimeout(done, 200));
-    expect(processesWith("655.3")).toEqual([]);
-    expect(processesWith("655.4")).toEqual([]);
+    expect(processesWith(mark(6553))).toEqual([]);
+    expect(processesWith(mark(6554))).toEqual([]);
   });
 });
 

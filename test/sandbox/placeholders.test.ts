@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { placeholderJournal } from "../../src/sandbox/linux.js";
 import { prepareSandbox } from "../../src/sandbox/run.js";
 import { fork } from "../../src/shadow/index.js";
+import { waitUntil } from "../helpers/wait.js";
 import { ensureHelper, makeFixture, type SandboxFixture, sh, snapshot } from "./helpers.js";
 
 let f: SandboxFixture;
@@ -19,14 +20,6 @@ let savedHome: string | undefined;
 
 /** The absent protected paths of the fixture that get a placeholder. */
 const ABSENT = [".vscode", ".idea", ".umbra", ".cursorignore"];
-
-async function until(condition: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 20));
-  }
-}
 
 /** A script that waits until `file` appears in the workspace (created from outside the sandbox). */
 const waitFor = (file: string) => `while [ ! -e ${file} ]; do sleep 0.02; done`;
@@ -62,7 +55,7 @@ describe("placeholders of absent protected paths", () => {
   it("are empty read-only directories that git does not show", async () => {
     const status = gitStatus();
     const run = sh(f.policy, `touch b-ready; ${waitFor("go-b")}`);
-    await until(() => existsSync(join(f.ws, "b-ready")), "the run to start");
+    await waitUntil(() => existsSync(join(f.ws, "b-ready")), "the run to start");
     for (const name of ABSENT) {
       const info = statSync(join(f.ws, name));
       expect(info.isDirectory()).toBe(true);
@@ -76,12 +69,12 @@ describe("placeholders of absent protected paths", () => {
 
   it("stay while a second run uses them after the first ends, then go", async () => {
     const first = sh(f.policy, waitFor("go-a"));
-    await until(() => existsSync(join(f.ws, ".vscode")), "the first run's placeholder");
+    await waitUntil(() => existsSync(join(f.ws, ".vscode")), "the first run's placeholder");
     const second = sh(
       f.policy,
       `touch b-ready; ${waitFor("go-b")}; mkdir -p .vscode; echo '{}' > .vscode/settings.json; echo .cursorignore > .cursorignore; echo done`,
     );
-    await until(() => existsSync(join(f.ws, "b-ready")), "the second run to start");
+    await waitUntil(() => existsSync(join(f.ws, "b-ready")), "the second run to start");
     writeFileSync(join(f.ws, "go-a"), "");
     expect((await first).exitCode).toBe(0);
     // The second run still uses the placeholders: they must not have been removed under it.
@@ -97,7 +90,7 @@ describe("placeholders of absent protected paths", () => {
     const sandbox = await prepareSandbox(f.policy);
     const child = sandbox.spawn("sh", ["-c", "sleep 30"], { cwd: f.ws, env: process.env });
     const gone = new Promise((done) => child.once("close", done));
-    await until(() => existsSync(join(f.ws, ".vscode")), "the killed run's placeholder");
+    await waitUntil(() => existsSync(join(f.ws, ".vscode")), "the killed run's placeholder");
     child.kill("SIGKILL");
     await gone;
     expect(existsSync(join(f.ws, ".vscode"))).toBe(true);
@@ -110,7 +103,7 @@ describe("placeholders of absent protected paths", () => {
 
   it("are shared with a run that protects a path inside one (.umbra/config.json in .umbra)", async () => {
     const first = sh(f.policy, waitFor("go-a"));
-    await until(() => existsSync(join(f.ws, ".umbra")), "the first run's placeholder");
+    await waitUntil(() => existsSync(join(f.ws, ".umbra")), "the first run's placeholder");
     // What resolvePolicy protects once .umbra is a folder: its config, not the folder.
     const inside = {
       ...f.policy,
@@ -122,7 +115,7 @@ describe("placeholders of absent protected paths", () => {
       inside,
       `touch b-ready; ${waitFor("go-b")}; echo '{}' > .umbra/config.json; mkdir .umbra/rules; echo done`,
     );
-    await until(() => existsSync(join(f.ws, "b-ready")), "the second run to start");
+    await waitUntil(() => existsSync(join(f.ws, "b-ready")), "the second run to start");
     writeFileSync(join(f.ws, "go-a"), "");
     expect((await first).exitCode).toBe(0);
     writeFileSync(join(f.ws, "go-b"), "");

@@ -14,6 +14,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openBranch, run, ShadowError } from "../../src/shadow/index.js";
+import { scaled, waitUntil } from "../helpers/wait.js";
 import { cleanup, copyExamples } from "../helpers/workspace.js";
 import { type Fixture, setup } from "./helpers.js";
 
@@ -156,11 +157,11 @@ describe("processes in a branch", () => {
       "sh",
       [
         "-c",
-        "while [ ! -f later.py ]; do sleep 0.01; done; cat later.py; while [ ! -f other.txt ]; do sleep 0.01; done; cat other.txt",
+        "touch waiting; while [ ! -f later.py ]; do sleep 0.01; done; cat later.py; while [ ! -f other.txt ]; do sleep 0.01; done; cat other.txt",
       ],
-      { timeoutMs: 10_000 },
+      { timeoutMs: scaled(30_000) },
     );
-    await new Promise((done) => setTimeout(done, 100));
+    await waitUntil(async () => (await branch.readText("waiting")) !== undefined, "the waiter to run");
     branch.write("later.py", "print('hi')\n");
     await branch.materialize();
     expect(branch.overrides().size).toBe(0);
@@ -195,15 +196,17 @@ describe("processes in a branch", () => {
   it("kills the whole process tree on timeout", async () => {
     const f = await start();
     const branch = await f.fork();
+    // The limit leaves sh time to start its background job even on a busy machine (it was 300 ms, and
+    // a loaded machine could kill sh before it wrote bg.pid).
     const result = await run(branch, "sh", ["-c", "sleep 30 & echo $! > bg.pid; sleep 30"], {
-      timeoutMs: 300,
+      timeoutMs: scaled(2000),
     });
     expect(result.timedOut).toBe(true);
     expect(result.signal).toBe("SIGKILL");
     const pid = Number(await branch.readText("bg.pid"));
     expect(pid).toBeGreaterThan(0);
-    await new Promise((done) => setTimeout(done, 50));
-    expect(isRunning(pid)).toBe(false);
+    // SIGKILL is sent; the process is gone once the kernel has scheduled its exit.
+    await waitUntil(() => !isRunning(pid), "the background job to be killed");
   });
 
   it("passes stdin, env and exit status through", async () => {

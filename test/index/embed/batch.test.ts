@@ -221,12 +221,10 @@ describe("embedCached", () => {
       setTimeout(() => controller.abort(), 20);
       return new Promise<Float32Array[]>(() => {});
     });
-    const started = Date.now();
     await expect(
       embedCached(hanging, cache, input, { batchSize: 4, signal: controller.signal }),
     ).rejects.toMatchObject({ name: "AbortError" });
     expect(hung).toBe(true);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(cache.count("fake")).toBe(8);
 
     // A fresh process (new cache instance on the same file) only embeds the unfinished batches.

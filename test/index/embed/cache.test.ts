@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   CACHE_FILE_NAME,
@@ -39,7 +40,7 @@ afterEach(() => {
 function startChild(script: string, marker: string): Promise<ChildProcess> {
   const file = join(dir, `child-${Math.random().toString(36).slice(2)}.cjs`);
   writeFileSync(file, script);
-  const child = spawn(process.execPath, [file], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [file], { stdio: ["pipe", "pipe", "pipe"] });
   return new Promise((resolve, reject) => {
     let out = "";
     let err = "";
@@ -148,15 +149,19 @@ describe("EmbeddingCache", () => {
        const id = db.prepare("SELECT id FROM embedders WHERE name = 'm'").get().id;
        db.prepare("INSERT INTO vectors (embedder, hash, dims, vector) VALUES (?, 'child', 2, ?)").run(id, Buffer.alloc(8));
        console.log("locked");
-       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 400);
+       require("node:fs").readSync(0, Buffer.alloc(1)); // until the parent is about to write
+       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
        db.exec("COMMIT");
        db.close();`,
       "locked",
     );
-    const c = cache({ busyTimeoutMs: 10_000 });
-    const started = Date.now();
+    const c = cache({ busyTimeoutMs: 30_000 });
+    // The child holds the write lock until told to go on: a writer that does not wait fails here.
+    const probe = new Database(join(dir, CACHE_FILE_NAME), { timeout: 0 });
+    expect(() => probe.exec("BEGIN IMMEDIATE")).toThrow(/locked/);
+    probe.close();
+    child.stdin?.write("g");
     c.putMany("m", [{ hash: "parent", vector: vector(1) }]);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(100);
     await exited(child);
     expect(c.count("m")).toBe(2);
   });

@@ -159,12 +159,10 @@ describe("OpenAICompatibleEmbedder", () => {
   it("times out on a server that never answers", async () => {
     const { baseUrl } = await fakeServer(() => {});
     const embedder = new OpenAICompatibleEmbedder({ baseUrl, model: "m", timeoutMs: 150 });
-    const started = Date.now();
     const error = await embedder.embed(["x"]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EmbeddingError);
     expect(error).toMatchObject({ retryable: true });
     expect((error as Error).message).toMatch(/timed out after 150 ms/);
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("passes the caller's abort through as an AbortError, not as a failure", async () => {
