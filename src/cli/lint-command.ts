@@ -7,12 +7,12 @@ import { LspHost } from "../lsp/index.js";
 import type { Diag, LintResult } from "../lsp/types.js";
 import { fork, gc } from "../shadow/index.js";
 import { FileAccessError } from "../workspace/errors.js";
-import { resolveRoot } from "../workspace/root.js";
 import { UsageError } from "./errors.js";
+import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { configFor, printJson, readStdin } from "./shared.js";
 
 interface LintFlags {
-  root: string;
+  root?: string;
   content?: string;
   json?: boolean;
 }
@@ -90,14 +90,14 @@ export function registerLint(program: Command): void {
       "diagnostics of FILE from its language server, as if it held --content (nothing is written); exit 1 when errors are found (with --content: errors it introduced), 3 when none were but the result is partial (the server could not load the project, or did not settle in time)",
     )
     .argument("<file>", "the file to lint (relative to the current directory or to --root)")
-    .option("--root <dir>", "workspace folder", ".")
+    .option("--root <dir>", ROOT_OPTION_HELP)
     .option("--content <path>", "lint FILE as if it held this file's content; - reads it from stdin")
     .option(
       "--json",
       "print the result as JSON: {path, language, diagnostics, introduced, otherFiles, checkedFiles, skippedFiles, partial, partialReasons, ...}",
     )
     .action(async (file: string, flags: LintFlags) => {
-      const root = await resolveRoot(flags.root);
+      const root = await commandRoot(flags.root);
       const rel = await relativeToRoot(root, file);
       const content = await contentOf(flags.content);
       if (content === undefined) {

@@ -35,6 +35,13 @@ afterEach(async () => {
 });
 
 describe("umbra lint", () => {
+  it("finds the workspace from a subfolder: the nearest folder with .git", async () => {
+    await mkdir(join(root, ".git"));
+    const run = umbraSync(env, ["lint", "invoice.ts", "--json"], undefined, join(root, "billing"));
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as { path: string }).path).toBe("billing/invoice.ts");
+  });
+
   it("never lints a file through a link out of the workspace, nor a hidden one", async () => {
     const secret = join(home, "id_rsa.ts");
     await writeFile(secret, "const key = 'PRIVATE-KEY-MATERIAL';\n");
