@@ -63,12 +63,14 @@ export class SessionWriter {
     readonly id: string,
     dir: string,
   ) {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.file = join(dir, `${id}.jsonl`);
   }
 
   write(record: SessionRecord): void {
-    appendFileSync(this.file, `${JSON.stringify({ ...record, at: new Date().toISOString() })}\n`);
+    appendFileSync(this.file, `${JSON.stringify({ ...record, at: new Date().toISOString() })}\n`, {
+      mode: 0o600,
+    });
   }
 }
 

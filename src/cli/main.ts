@@ -29,8 +29,10 @@ try {
   // Only the module of the command that runs is imported: `umbra --version` and `umbra --help` load none.
   const name = invokedCommand(process.argv.slice(2));
   const entry = name ? COMMANDS[name] : undefined;
-  if (entry) (await entry.load())(program);
-  else
+  if (entry) {
+    (await import("../config/paths.js")).privateDataDir();
+    (await entry.load())(program);
+  } else
     for (const [command, { summary }] of Object.entries(COMMANDS)) program.command(command).summary(summary);
   await program.parseAsync(process.argv);
 } catch (error) {

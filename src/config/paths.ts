@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
@@ -22,4 +23,21 @@ export function workspaceDir(realRoot: string, env: NodeJS.ProcessEnv = process.
 /** The machine-wide embedding cache, shared by every workspace, clone and branch. */
 export function embeddingCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(dataDir(env), "cache", "embeddings");
+}
+
+/**
+ * Makes the data directory private: created 0700, and an existing one of this user's that others may
+ * enter is made 0700 again (it holds transcripts, indexes of code and the path-masking keys). Nothing
+ * below it is then reachable by other local users, whatever the modes of the files there.
+ */
+export function privateDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const dir = dataDir(env);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stats = statSync(dir);
+    if (stats.uid === process.getuid?.() && (stats.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  } catch {
+    // a data directory that cannot be made says so where it is first written
+  }
+  return dir;
 }

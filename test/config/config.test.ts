@@ -1,9 +1,11 @@
+import { chmodSync, mkdirSync, mkdtempSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config/config.js";
 import { dataDir, workspaceDir } from "../../src/config/paths.js";
+import { umbraSync } from "../helpers/cli.js";
 
 let dir: string | undefined;
 afterEach(async () => {
@@ -52,5 +54,19 @@ describe("configuration", () => {
     expect(dataDir({ UMBRA_HOME: "/x" })).toBe("/x");
     expect(dataDir({ XDG_DATA_HOME: "/d" })).toBe("/d/umbra");
     expect(workspaceDir("/a", { UMBRA_HOME: "/x" })).not.toBe(workspaceDir("/b", { UMBRA_HOME: "/x" }));
+  });
+});
+
+describe("the data directory", () => {
+  it("is made private (0700) by any command, also when it existed open to others", () => {
+    const base = mkdtempSync(join(tmpdir(), "umbra-datadir-"));
+    dir = base;
+    const env = { ...process.env, UMBRA_HOME: join(base, "data"), XDG_CONFIG_HOME: join(base, "config") };
+    mkdirSync(join(base, "ws"));
+    umbraSync(env, ["status", "--root", join(base, "ws")]);
+    expect(statSync(join(base, "data")).mode & 0o777).toBe(0o700);
+    chmodSync(join(base, "data"), 0o755);
+    umbraSync(env, ["status", "--root", join(base, "ws")]);
+    expect(statSync(join(base, "data")).mode & 0o777).toBe(0o700);
   });
 });
