@@ -3,7 +3,7 @@
  * that hold as root, a bounded private /tmp and /dev/shm, host unix sockets unreachable wherever the
  * workspace lies, and odd file names that never make a run refuse. Each probe attacks one of them.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
@@ -13,6 +13,7 @@ import { helperArgs, hiddenPathList, placeholderJournal } from "../../src/sandbo
 import { runSandboxed } from "../../src/sandbox/run.js";
 import { seccompProgram } from "../../src/sandbox/seccomp.js";
 import { helperPath } from "../../src/shadow/helper.js";
+import { underPty } from "../helpers/pty.js";
 import { ensureHelper, makeFixture, processesWith, py, type SandboxFixture, sh } from "./helpers.js";
 
 let f: SandboxFixture;
@@ -39,44 +40,7 @@ function underTerminal(script: string): Promise<string> {
     cwd: f.ws,
     placeholderDir: placeholderJournal(),
   });
-  const driver = `
-import os, pty, sys, json
-argv = json.loads(sys.argv[1])
-pid, fd = pty.fork()
-if pid == 0:
-    program = os.open(sys.argv[2], os.O_RDONLY)
-    os.dup2(program, 3)
-    report = os.open("/dev/null", os.O_WRONLY)
-    os.dup2(report, 4)
-    hidden = os.open(sys.argv[3], os.O_RDONLY)
-    os.dup2(hidden, 5)
-    os.set_inheritable(3, True)
-    os.set_inheritable(4, True)
-    os.set_inheritable(5, True)
-    os.execv(argv[0], argv)
-out = b""
-while True:
-    try:
-        chunk = os.read(fd, 4096)
-    except OSError:
-        break
-    if not chunk:
-        break
-    out += chunk
-os.waitpid(pid, 0)
-sys.stdout.write(out.decode("utf8", "replace"))
-`;
-  return new Promise((resolve, reject) => {
-    const child = spawn("python3", ["-c", driver, JSON.stringify([helperPath(), ...args]), program, hidden], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString("utf8");
-    });
-    child.once("error", reject);
-    child.once("close", () => resolve(out));
-  });
+  return underPty([helperPath(), ...args], { fds: { 3: program, 4: "/dev/null", 5: hidden } });
 }
 
 describe("terminal", () => {

@@ -3,11 +3,11 @@
  * text — cannot drive the terminal (retitle it, write the clipboard, clear or move over the screen).
  * umbra runs under a real pseudo-terminal, as in the user's shell.
  */
-import { spawnSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CLI, requireBuiltCli, umbraSync } from "../helpers/cli.js";
+import { underPty } from "../helpers/pty.js";
 import { cleanup, tempDir } from "../helpers/workspace.js";
 
 let home: string;
@@ -15,31 +15,8 @@ let ws: string;
 let env: NodeJS.ProcessEnv;
 
 /** Runs `umbra ARGS` with a pseudo-terminal as its stdout and stderr; returns what the terminal got. */
-function underTerminal(args: string[]): string {
-  const driver = `
-import os, pty, sys, json
-argv = json.loads(sys.argv[1])
-pid, fd = pty.fork()
-if pid == 0:
-    os.execv(argv[0], argv)
-out = b""
-while True:
-    try:
-        chunk = os.read(fd, 4096)
-    except OSError:
-        break
-    if not chunk:
-        break
-    out += chunk
-os.waitpid(pid, 0)
-sys.stdout.write(out.decode("latin-1"))
-`;
-  const result = spawnSync("python3", ["-c", driver, JSON.stringify([process.execPath, CLI, ...args])], {
-    env,
-    encoding: "latin1",
-    timeout: 120_000,
-  });
-  return result.stdout;
+function underTerminal(args: string[]): Promise<string> {
+  return underPty([process.execPath, CLI, ...args], { env });
 }
 
 const OSC_TITLE = "\u001b]0;pwned\u0007";
@@ -58,8 +35,8 @@ afterEach(async () => {
 });
 
 describe("the user's terminal", () => {
-  it("attack terminal-escapes: a command's output cannot retitle, clear or write the clipboard", () => {
-    const out = underTerminal([
+  it("attack terminal-escapes: a command's output cannot retitle, clear or write the clipboard", async () => {
+    const out = await underTerminal([
       "run",
       "--root",
       ws,
@@ -75,7 +52,7 @@ describe("the user's terminal", () => {
 
   it("attack terminal-escapes: a file name and a file's text in grep output cannot drive the terminal", async () => {
     await writeFile(join(ws, `evil${OSC_TITLE}.txt`), `needle ${CLIPBOARD}${CLEAR}\n`);
-    const out = underTerminal(["grep", "needle", "--root", ws]);
+    const out = await underTerminal(["grep", "needle", "--root", ws]);
     expect(out).toContain("needle");
     expect(out).not.toContain("\u001b]");
     expect(out).not.toContain("\u001b[2J");
