@@ -20,15 +20,7 @@
 import { execFile } from "node:child_process";
 import { lstat } from "node:fs/promises";
 import { join, posix } from "node:path";
-import { isAtOrBelow, parentOf } from "../shadow/relpath.js";
-import {
-  extendRules,
-  type IgnoreContext,
-  matchIgnore,
-  parseIgnoreFile,
-  readOptionalText,
-  UMBRA_IGNORE_FILES,
-} from "../workspace/ignore-rules.js";
+import { isAtOrBelow } from "../shadow/relpath.js";
 
 /** A change of the diff that was not applied, and why. */
 export interface Refusal {
@@ -313,36 +305,6 @@ export async function judgeSection(section: DiffSection, ctx: AcceptContext): Pr
 
 // ---------------------------------------------------------------------------------------------------
 // The context, read from the user's folder
-
-/** A matcher of the folder's .umbraignore / .cursorignore rules (nested, git syntax) for any path. */
-export function hiddenMatcher(root: string): (path: string) => Promise<boolean> {
-  const contexts = new Map<string, Promise<IgnoreContext>>();
-  const context = (dir: string): Promise<IgnoreContext> => {
-    let found = contexts.get(dir);
-    if (!found) {
-      found = (async () => {
-        const parent = dir === "" ? {} : await context(parentOf(dir));
-        let rules = parent.umbra;
-        for (const name of UMBRA_IGNORE_FILES) {
-          const source = dir === "" ? name : `${dir}/${name}`;
-          const text = await readOptionalText(join(root, source));
-          if (text !== undefined) rules = extendRules(rules, parseIgnoreFile(text, dir, source));
-        }
-        return rules ? { umbra: rules } : {};
-      })();
-      contexts.set(dir, found);
-    }
-    return found;
-  };
-  return async (path) => {
-    const parts = path.split("/");
-    for (let i = 1; i <= parts.length; i++) {
-      const sub = parts.slice(0, i).join("/");
-      if (matchIgnore(await context(parentOf(sub)), sub, i < parts.length)) return true;
-    }
-    return false;
-  };
-}
 
 /** The paths among `paths` that the repository's index holds; undefined outside a repository. */
 export function trackedPaths(root: string, paths: readonly string[]): Promise<Set<string> | undefined> {

@@ -14,14 +14,8 @@ import {
 } from "../sandbox/index.js";
 import type { ChangeDetail, GitMode } from "../shadow/changes.js";
 import { formatDiff } from "../shadow/diff.js";
-import {
-  type DiffSection,
-  hiddenMatcher,
-  judgeSection,
-  type Refusal,
-  splitDiff,
-  trackedPaths,
-} from "./accept.js";
+import { umbraIgnoreMatcher } from "../workspace/ignore-rules.js";
+import { type DiffSection, judgeSection, type Refusal, splitDiff, trackedPaths } from "./accept.js";
 
 export type { Refusal } from "./accept.js";
 
@@ -164,7 +158,7 @@ async function screenDiff(
     root,
     protectedPaths,
     hiddenPaths: inside(policy.hiddenPaths),
-    isHidden: hiddenMatcher(root),
+    isHidden: umbraIgnoreMatcher(root),
     tracked: await trackedPaths(root, removed),
   };
   const kept: DiffSection[] = [];

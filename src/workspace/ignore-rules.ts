@@ -245,3 +245,42 @@ export async function findInfoExclude(root: string): Promise<string | undefined>
   const git = await findGitDir(root);
   return git && join(git.commonDir, "info", "exclude");
 }
+
+/**
+ * A matcher of the folder's .umbraignore / .cursorignore rules (nested, git syntax) for any
+ * workspace-relative path, read from `root` as they are now (each folder's files read once per matcher).
+ */
+export function umbraIgnoreMatcher(root: string): (path: string) => Promise<boolean> {
+  const contexts = new Map<string, Promise<IgnoreContext>>();
+  const context = (dir: string): Promise<IgnoreContext> => {
+    let found = contexts.get(dir);
+    if (!found) {
+      found = (async () => {
+        const parent = dir === "" ? {} : await context(parentFolder(dir));
+        let rules = parent.umbra;
+        for (const name of UMBRA_IGNORE_FILES) {
+          const source = dir === "" ? name : `${dir}/${name}`;
+          const text = await readOptionalText(join(root, source));
+          if (text !== undefined) rules = extendRules(rules, parseIgnoreFile(text, dir, source));
+        }
+        return rules ? { umbra: rules } : {};
+      })();
+      contexts.set(dir, found);
+    }
+    return found;
+  };
+  return async (path) => {
+    const parts = path.split("/");
+    for (let i = 1; i <= parts.length; i++) {
+      const sub = parts.slice(0, i).join("/");
+      if (matchIgnore(await context(parentFolder(sub)), sub, i < parts.length)) return true;
+    }
+    return false;
+  };
+}
+
+/** The workspace-relative folder of `path` ("" at the top). */
+function parentFolder(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return slash < 0 ? "" : path.slice(0, slash);
+}

@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import picomatch from "picomatch";
 import { sha256Hex } from "../../workspace/hash.js";
+import { umbraIgnoreMatcher } from "../../workspace/ignore-rules.js";
 import type { Embedder } from "../embed/index.js";
 import type { ChunkRow, FileRow, LexicalStore } from "../store/lexical.js";
 import type { VectorStore } from "../store/vectors.js";
@@ -382,6 +383,8 @@ export async function search(
   const matchesGlob = options.pathGlob ? picomatch(options.pathGlob, { dot: true }) : undefined;
   const hits: SearchHit[] = [];
   const staleness = new Map<string, Promise<boolean>>();
+  // The ignore rules as they are now: a file ignored since it was indexed is never a hit.
+  const ignoredNow = umbraIgnoreMatcher(context.root);
   for (const { id, score } of ranked) {
     if (hits.length >= limit) break;
     const row = rows.get(id);
@@ -389,6 +392,7 @@ export async function search(
     if (!row || !file) continue;
     if (matchesGlob && !matchesGlob(row.path)) continue;
     if (options.language && row.language !== options.language) continue;
+    if (await ignoredNow(row.path)) continue;
     if (!staleness.has(file.path)) staleness.set(file.path, isStale(context.root, file));
     hits.push({
       path: row.path,

@@ -1,0 +1,54 @@
+/**
+ * Search probes: what the ignore rules hide now never comes back from `umbra search`, also when the
+ * file was indexed before it was ignored (the index is not trusted to be current).
+ */
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
+import { cleanup, copyExamples, tempDir } from "../helpers/workspace.js";
+
+let home: string;
+let root: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(() => requireBuiltCli());
+beforeEach(async () => {
+  home = await tempDir("search-home");
+  root = await copyExamples();
+  env = { ...process.env, UMBRA_HOME: join(home, "data"), XDG_CONFIG_HOME: join(home, "config") };
+});
+afterEach(async () => {
+  await cleanup(home, join(root, ".."));
+});
+
+function hits(): string[] {
+  const run = umbraSync(env, [
+    "search",
+    "--root",
+    root,
+    "--json",
+    "--limit",
+    "20",
+    "invoice total tax money",
+  ]);
+  expect(run.code, run.stderr).toBe(0);
+  return (JSON.parse(run.stdout) as { path: string }[]).map((hit) => hit.path);
+}
+
+describe("umbra search", () => {
+  it("attack ignored-after-indexing: a folder ignored since it was indexed is never a hit", async () => {
+    expect(umbraSync(env, ["index", root]).code).toBe(0);
+    expect(hits().some((path) => path.startsWith("billing/"))).toBe(true);
+    await writeFile(join(root, ".umbraignore"), "billing/\n");
+    expect(hits().filter((path) => path.startsWith("billing/"))).toEqual([]);
+    await writeFile(join(root, ".umbraignore"), "");
+    await writeFile(join(root, "billing", ".cursorignore"), "tax.ts\n");
+    expect(hits()).not.toContain("billing/tax.ts");
+  });
+
+  it("work: search finds what is not ignored", () => {
+    expect(umbraSync(env, ["index", root]).code).toBe(0);
+    expect(hits()).toContain("billing/invoice.ts");
+  });
+});
