@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { shownPath } from "../workspace/errors.js";
+import { umbraIgnoreMatcher } from "../workspace/ignore-rules.js";
 import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { printJson } from "./shared.js";
 
@@ -30,8 +31,24 @@ function run(
   });
 }
 
-/** Exact or regex search with ripgrep (honouring .umbraignore and .cursorignore), falling back to git grep. */
+/**
+ * Exact or regex search with ripgrep, falling back to git grep; what .umbraignore and .cursorignore match
+ * (at any depth, as they are now) is never a match.
+ */
 export async function grep(
+  root: string,
+  pattern: string,
+  options: { fixed?: boolean; ignoreCase?: boolean } = {},
+): Promise<GrepMatch[]> {
+  const found = await rawGrep(root, pattern, options);
+  const ignored = umbraIgnoreMatcher(root);
+  const kept: GrepMatch[] = [];
+  for (const match of found) if (!(await ignored(match.path))) kept.push(match);
+  return kept;
+}
+
+/** ripgrep (the root's own ignore files given to it), else git grep. */
+async function rawGrep(
   root: string,
   pattern: string,
   options: { fixed?: boolean; ignoreCase?: boolean } = {},

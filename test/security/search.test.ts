@@ -52,3 +52,15 @@ describe("umbra search", () => {
     expect(hits()).toContain("billing/invoice.ts");
   });
 });
+
+describe("umbra grep", () => {
+  it("attack nested-ignore: a file a nested .umbraignore or .cursorignore matches is never a match", async () => {
+    await writeFile(join(root, "billing", ".umbraignore"), "tax.ts\n");
+    await writeFile(join(root, "inventory", ".cursorignore"), "*.py\n");
+    const run = umbraSync(env, ["grep", "--root", root, "--json", "-i", "tax|stock"]);
+    const paths = (JSON.parse(run.stdout) as { path: string }[]).map((match) => match.path);
+    expect(paths).not.toContain("billing/tax.ts");
+    expect(paths.filter((path) => path.startsWith("inventory/") && path.endsWith(".py"))).toEqual([]);
+    expect(paths).toContain("billing/invoice.ts");
+  });
+});
