@@ -1,16 +1,8 @@
 import type { Stats } from "node:fs";
 import { lstat } from "node:fs/promises";
-import type { Ignore } from "ignore";
 import { FileAccessError, shownPath } from "../workspace/errors.js";
-import {
-  extendRules,
-  IGNORE_FILE_NAMES,
-  matchIgnore,
-  parseIgnoreFile,
-  type SourcedPattern,
-  UMBRA_IGNORE_FILES,
-} from "../workspace/ignore-rules.js";
-import { type DirEntryInfo, lstatIn, readdirIn, readIfRegular } from "../workspace/rooted.js";
+import { IGNORE_FILE_NAMES, umbraIgnoreMatcher } from "../workspace/ignore-rules.js";
+import { type DirEntryInfo, lstatIn, readdirIn } from "../workspace/rooted.js";
 import type { BranchChange } from "./changes.js";
 import { isAtOrBelow, joinRel, normalizeRelPath, parentOf } from "./relpath.js";
 import type { BranchView, DirEntry, EntryKind, Resolved } from "./view.js";
@@ -44,7 +36,8 @@ const MAX_REPLACED_ENTRIES = 20_000;
 const GIT_REASON = "git metadata is not edited by tools";
 
 /** The .umbraignore/.cursorignore rules in force inside each folder, read for one query. */
-type RuleMemo = Map<string, Promise<Ignore | undefined>>;
+/** The user's folder's umbra ignore rules, read once per call that asks about many paths. */
+type RuleMemo = ReturnType<typeof umbraIgnoreMatcher>;
 
 /**
  * The one door through which agents' tools read and write a branch (and, through its lower layer, the
@@ -134,7 +127,7 @@ export class BranchFiles {
     await this.refuseHidden(entry.rel, entry.stats);
     const base = entry.rel;
     const entries = (await this.view.readdir(base)) ?? [];
-    const memo: RuleMemo = new Map();
+    const memo = this.rulesNow();
     const visible: DirEntry[] = [];
     for (const child of entries) {
       if (!(await this.isHidden(joinRel(base, child.name), child.kind === "dir", memo))) visible.push(child);
@@ -200,7 +193,7 @@ export class BranchFiles {
 
   /** DocumentSource: the branch's changes, hidden paths left out. */
   async changes(): Promise<BranchChange[]> {
-    const memo: RuleMemo = new Map();
+    const memo = this.rulesNow();
     const visible: BranchChange[] = [];
     for (const change of await this.branch.changes()) {
       if (!(await this.isHidden(change.path, false, memo))) visible.push(change);
@@ -230,35 +223,15 @@ export class BranchFiles {
    * the index leaves out included). Other names of a hidden file (hard links, case variants on a
    * case-insensitive filesystem) are caught by inode when they are opened.
    */
-  async isHidden(rel: string, isDir = false, memo: RuleMemo = new Map()): Promise<boolean> {
+  async isHidden(rel: string, isDir = false, memo: RuleMemo = this.rulesNow()): Promise<boolean> {
     if (rel === "") return false;
     if (this.hidden.some((path) => isAtOrBelow(rel, path))) return true;
-    const parts = rel.split("/");
-    for (let i = 1; i <= parts.length; i++) {
-      const path = parts.slice(0, i).join("/");
-      const rules = await this.rulesIn(parentOf(path), memo);
-      if (rules && matches(rules, path, i < parts.length || isDir)) return true;
-    }
-    return false;
+    return memo(rel, isDir);
   }
 
-  /** The umbra ignore rules in force inside the folder `dir` of the user's folder (its own files included). */
-  private rulesIn(dir: string, memo: RuleMemo): Promise<Ignore | undefined> {
-    let found = memo.get(dir);
-    if (!found) {
-      found = (async () => {
-        const parent = dir === "" ? undefined : await this.rulesIn(parentOf(dir), memo);
-        const patterns: SourcedPattern[] = [];
-        for (const name of UMBRA_IGNORE_FILES) {
-          const file = joinRel(dir, name);
-          const text = await readIfRegular(this.view.layers.root, file).catch(() => undefined);
-          if (text) patterns.push(...parseIgnoreFile(text.toString("utf8"), dir, file));
-        }
-        return extendRules(parent, patterns);
-      })();
-      memo.set(dir, found);
-    }
-    return found;
+  /** The umbra ignore rules of the user's folder as they are now (never those of the branch). */
+  private rulesNow(): RuleMemo {
+    return umbraIgnoreMatcher(this.view.layers.root);
   }
 
   /** `rel` with its parent folder resolved (links inside the workspace followed), its last name kept. */
@@ -310,7 +283,7 @@ export class BranchFiles {
       if (path !== rel && isAtOrBelow(path, rel)) throw hiddenBelow(rel);
     }
     let seen = 0;
-    const memo: RuleMemo = new Map();
+    const memo = this.rulesNow();
     const walk = async (dir: string): Promise<void> => {
       for (const entry of (await this.view.readdir(dir)) ?? []) {
         if (++seen > MAX_REPLACED_ENTRIES)
@@ -365,14 +338,6 @@ export class BranchFiles {
       return set;
     })();
     return this.inodes;
-  }
-}
-
-function matches(rules: Ignore, rel: string, isDir: boolean): boolean {
-  try {
-    return matchIgnore({ umbra: rules }, rel, isDir) !== undefined;
-  } catch {
-    return false; // a name the matcher cannot take (it names no pattern either)
   }
 }
 

@@ -4,6 +4,7 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import picomatch from "picomatch";
+import { readIfRegular } from "./rooted.js";
 
 /** Ignore files honoured in every folder of a workspace, in the order they are applied (later wins). */
 export const GIT_IGNORE_FILES = [".gitignore"] as const;
@@ -247,10 +248,12 @@ export async function findInfoExclude(root: string): Promise<string | undefined>
 }
 
 /**
- * A matcher of the folder's .umbraignore / .cursorignore rules (nested, git syntax) for any
- * workspace-relative path, read from `root` as they are now (each folder's files read once per matcher).
+ * The umbra rules of a folder as they are now: `(path, isDir)` tells whether its .umbraignore /
+ * .cursorignore files (nested, git syntax) match the workspace-relative `path` or a folder above it.
+ * The ignore files are read from `root` without following any link, each folder's once per matcher:
+ * make a new matcher to see later edits. A name the matcher cannot take matches nothing.
  */
-export function umbraIgnoreMatcher(root: string): (path: string) => Promise<boolean> {
+export function umbraIgnoreMatcher(root: string): (path: string, isDir?: boolean) => Promise<boolean> {
   const contexts = new Map<string, Promise<IgnoreContext>>();
   const context = (dir: string): Promise<IgnoreContext> => {
     let found = contexts.get(dir);
@@ -260,8 +263,8 @@ export function umbraIgnoreMatcher(root: string): (path: string) => Promise<bool
         let rules = parent.umbra;
         for (const name of UMBRA_IGNORE_FILES) {
           const source = dir === "" ? name : `${dir}/${name}`;
-          const text = await readOptionalText(join(root, source));
-          if (text !== undefined) rules = extendRules(rules, parseIgnoreFile(text, dir, source));
+          const text = await readIfRegular(root, source).catch(() => undefined);
+          if (text) rules = extendRules(rules, parseIgnoreFile(text.toString("utf8"), dir, source));
         }
         return rules ? { umbra: rules } : {};
       })();
@@ -269,11 +272,15 @@ export function umbraIgnoreMatcher(root: string): (path: string) => Promise<bool
     }
     return found;
   };
-  return async (path) => {
+  return async (path, isDir = false) => {
     const parts = path.split("/");
     for (let i = 1; i <= parts.length; i++) {
       const sub = parts.slice(0, i).join("/");
-      if (matchIgnore(await context(parentFolder(sub)), sub, i < parts.length)) return true;
+      try {
+        if (matchIgnore(await context(parentFolder(sub)), sub, i < parts.length || isDir)) return true;
+      } catch {
+        // a name the matcher cannot take (it names no pattern either)
+      }
     }
     return false;
   };
