@@ -3,15 +3,7 @@ import { lstat, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, type UmbraConfig } from "../config/config.js";
-import {
-  checkGitAfterRun,
-  explain,
-  type GitRefusal,
-  loadAdminPolicy,
-  resolvePolicy,
-  runSandboxed,
-  workspaceRelative,
-} from "../sandbox/index.js";
+import { type GitRefusal, openSandbox, workspaceRelative } from "../sandbox/index.js";
 import type { ChangeDetail, GitMode } from "../shadow/changes.js";
 import { formatDiff } from "../shadow/diff.js";
 import { umbraIgnoreMatcher } from "../workspace/ignore-rules.js";
@@ -131,13 +123,11 @@ async function screenDiff(
 ): Promise<{ kept: DiffSection[]; refused: Refusal[] }> {
   const env = options.env ?? process.env;
   const config = options.config ?? loadConfig({ workspaceRoot: root, env });
-  const { policy, git: guard } = await resolvePolicy({
+  const { policy, git: guard } = await openSandbox({
     workspace: root,
-    config: config.sandbox,
+    config,
     flags: { mode: "workspace-write", network: false },
-    admin: await loadAdminPolicy(),
     env,
-    walk: config.index.excludeDirs ? { excludeDirs: config.index.excludeDirs } : {},
   });
   const inside = (paths: readonly string[]) =>
     paths.flatMap((abs) => {
@@ -331,35 +321,28 @@ export async function runTests(
   options: {
     env?: NodeJS.ProcessEnv;
     onOutput?: (chunk: string) => void;
-    unsandboxed?: boolean;
     signal?: AbortSignal;
   } = {},
 ): Promise<TestRun> {
-  const { policy, git: guard } = await resolvePolicy({
+  const sandbox = await openSandbox({
     workspace: root,
-    config: config.sandbox,
+    config,
     flags: { mode: "workspace-write", network: false },
-    admin: await loadAdminPolicy(),
     ...(options.env ? { env: options.env } : {}),
-    walk: config.index.excludeDirs ? { excludeDirs: config.index.excludeDirs } : {},
   });
-  const result = await runSandboxed(policy, "sh", ["-c", command], {
+  const result = await sandbox.run("sh", ["-c", command], {
     cwd: root,
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.unsandboxed ? { unsandboxed: true } : {}),
     ...(options.onOutput ? { onStdout: options.onOutput, onStderr: options.onOutput } : {}),
   });
-  const check = guard && !options.unsandboxed ? await checkGitAfterRun(guard, options.env) : undefined;
+  const check = result.git;
   return {
     command,
     passed: result.exitCode === 0 && !result.timedOut,
     exitCode: result.exitCode,
     timedOut: result.timedOut,
     output: `${result.stdout}${result.stderr}`,
-    notes: [
-      ...explain(result, policy, { cwd: root }).map((note) => note.message),
-      ...(check?.warnings ?? []),
-    ],
+    notes: [...result.notes.map((note) => note.message), ...(check?.warnings ?? [])],
     refused: check?.refused ?? [],
   };
 }

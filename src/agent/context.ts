@@ -4,13 +4,7 @@ import { indexWorkspace } from "../index/indexer.js";
 import { type OpenedIndex, openIndex } from "../index/open.js";
 import { branchLauncher } from "../lsp/branch-launcher.js";
 import { LspHost } from "../lsp/index.js";
-import {
-  type Approver,
-  alwaysDeny,
-  loadAdminPolicy,
-  resolvePolicy,
-  type SandboxPolicy,
-} from "../sandbox/index.js";
+import { type Approver, alwaysDeny, openSandbox, type WorkspaceSandbox } from "../sandbox/index.js";
 import type { Branch, BranchFiles } from "../shadow/index.js";
 import { accessRulesFor } from "./tools/files.js";
 import type { ToolContext } from "./tools/types.js";
@@ -26,7 +20,6 @@ export interface ContextOptions {
   lsp?: LspHost | null;
   /** An opened index to search instead of opening (and maybe building) the workspace's. */
   index?: OpenedIndex;
-  unsandboxed?: boolean;
   signal?: AbortSignal;
   onWarning?: (message: string) => void;
 }
@@ -43,7 +36,7 @@ export function createToolContext(options: ContextOptions): AgentContext {
   let lspPromise: Promise<LspHost | undefined> | undefined;
   let ownedHost: LspHost | undefined;
   let indexPromise: Promise<OpenedIndex> | undefined;
-  const policies = new Map<boolean, Promise<SandboxPolicy>>();
+  const sandboxes = new Map<boolean, Promise<WorkspaceSandbox>>();
 
   const lsp = (): Promise<LspHost | undefined> => {
     if (options.lsp !== undefined) return Promise.resolve(options.lsp ?? undefined);
@@ -78,29 +71,24 @@ export function createToolContext(options: ContextOptions): AgentContext {
     return indexPromise;
   };
 
-  const policy = (network: boolean): Promise<SandboxPolicy> => {
-    let found = policies.get(network);
+  const sandbox = (network: boolean): Promise<WorkspaceSandbox> => {
+    let found = sandboxes.get(network);
     if (!found) {
-      found = (async () => {
-        const { policy: resolved, warnings } = await resolvePolicy({
-          workspace: root,
-          config: config.sandbox,
-          flags: { mode: "workspace-write", network },
-          admin: await loadAdminPolicy(),
-          env,
-          walk: config.index.excludeDirs ? { excludeDirs: config.index.excludeDirs } : {},
-        });
-        for (const warning of warnings) options.onWarning?.(warning);
-        return resolved;
-      })();
-      policies.set(network, found);
+      found = openSandbox({ workspace: root, config, flags: { mode: "workspace-write", network }, env });
+      found.then(
+        ({ warnings }) => {
+          for (const warning of warnings) options.onWarning?.(warning);
+        },
+        () => sandboxes.delete(network),
+      );
+      sandboxes.set(network, found);
     }
     return found;
   };
 
   let filesPromise: Promise<BranchFiles> | undefined;
   const files = (): Promise<BranchFiles> => {
-    filesPromise ??= policy(false).then((resolved) => branch.files(accessRulesFor(resolved, root)));
+    filesPromise ??= sandbox(false).then(({ policy }) => branch.files(accessRulesFor(policy, root)));
     filesPromise.catch(() => {
       filesPromise = undefined;
     });
@@ -115,9 +103,8 @@ export function createToolContext(options: ContextOptions): AgentContext {
     env,
     lsp,
     searchIndex,
-    policy,
+    sandbox,
     approver: options.approver ?? alwaysDeny(),
-    ...(options.unsandboxed ? { unsandboxed: true } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     async close() {
       if (ownedHost) await ownedHost.shutdown();

@@ -42,7 +42,6 @@ export interface SessionOptions {
   onWarning?: (message: string) => void;
   signal?: AbortSignal;
   retryBaseMs?: number;
-  unsandboxed?: boolean;
   /** Session id (default: a new one). */
   id?: string;
   /** Continue this earlier session: its changes and a briefing of what it did (see resume.ts). */
@@ -169,7 +168,6 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
     ...(options.approver ? { approver: options.approver } : {}),
     ...(options.lsp !== undefined ? { lsp: options.lsp } : {}),
     ...(options.index ? { index: options.index } : {}),
-    ...(options.unsandboxed ? { unsandboxed: true } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
   });

@@ -1,4 +1,4 @@
-import { constants, tmpdir } from "node:os";
+import { constants } from "node:os";
 import type { Command } from "commander";
 import {
   type AdminPolicy,
@@ -6,26 +6,19 @@ import {
   adminForbidsNetwork,
   allowlistApprover,
   alwaysApprove,
-  checkGitAfterRun,
+  backendFor,
   droppedEnvNames,
-  explain,
-  filterEnv,
   firstApproving,
   formatGitCheck,
   formatNotes,
-  type GitCheck,
   loadAdminPolicy,
+  openSandbox,
   type PolicyFlags,
-  resolvePolicy,
-  runSandboxed,
-  SANDBOX_EXEC,
   type SandboxMode,
-  type SandboxNote,
-  type SandboxPolicy,
   type SandboxResult,
   sandboxSupport,
-  seatbeltProfile,
   terminalApprover,
+  type WorkspaceRun,
 } from "../sandbox/index.js";
 import { fork } from "../shadow/index.js";
 import { resolveRoot } from "../workspace/root.js";
@@ -128,12 +121,6 @@ interface BranchReport {
   changes: { path: string; kind: string }[];
 }
 
-/** Runs under Seatbelt on macOS: `sandbox-exec` with the policy's profile, started by the plain runner. */
-function seatbeltRun(policy: SandboxPolicy, command: string, args: string[]): [string, string[]] {
-  const profile = seatbeltProfile(policy, { tmpDir: tmpdir() });
-  return [SANDBOX_EXEC, ["-p", profile, "--", command, ...args]];
-}
-
 export function registerRun(program: Command): void {
   program
     .command("run")
@@ -174,12 +161,15 @@ export function registerRun(program: Command): void {
       const config = configFor(root);
       const admin = await loadAdminPolicy();
 
-      const seatbelt = process.platform === "darwin" && !flags.unsandboxed;
+      if (flags.unsandboxed && flags.shadow)
+        throw new UsageError(
+          "--shadow shows the branch through the sandbox: it cannot go with --unsandboxed",
+        );
       if (flags.unsandboxed) {
         process.stderr.write(
           "umbra: warning: running WITHOUT the sandbox: the command can read and change anything\n",
         );
-      } else if (!seatbelt && mode !== "full-access") {
+      } else if (backendFor({}) === "linux" && mode !== "full-access") {
         // full-access needs less of the kernel (no Landlock): runSandboxed itself says what is missing.
         const support = await sandboxSupport();
         if (!support.ok) {
@@ -198,34 +188,24 @@ export function registerRun(program: Command): void {
       const policyFlags: PolicyFlags = flags.net ? { network } : {};
       if (mode) policyFlags.mode = mode;
       if (timeoutMs !== undefined) policyFlags.timeoutMs = timeoutMs;
-      const { policy, warnings, git } = await resolvePolicy({
-        workspace: root,
-        config: config.sandbox,
-        flags: policyFlags,
-        admin,
-        walk: config.index.excludeDirs ? { excludeDirs: config.index.excludeDirs } : {},
-      });
-      for (const warning of warnings) process.stderr.write(`umbra: ${warning}\n`);
+      const sandbox = await openSandbox({ workspace: root, config, flags: policyFlags, admin });
+      for (const warning of sandbox.warnings) process.stderr.write(`umbra: ${warning}\n`);
       if (!flags.unsandboxed)
-        process.stderr.write(formatDroppedEnv(droppedEnvNames(process.env, policy.envAllowlist)));
+        process.stderr.write(formatDroppedEnv(droppedEnvNames(process.env, sandbox.policy.envAllowlist)));
 
       const input = process.stdin.isTTY ? undefined : await readStdin();
       const interrupt = cancelOnInterrupt();
       const branch = flags.shadow ? await fork(root) : undefined;
       if (branch?.warning) process.stderr.write(`umbra: ${branch.warning}\n`);
-      let result: SandboxResult;
+      let result: WorkspaceRun;
       let report: BranchReport | undefined;
-      let gitCheck: GitCheck | undefined;
       try {
-        const [program, programArgs] = seatbelt ? seatbeltRun(policy, command, args) : [command, args];
-        result = await runSandboxed(policy, program, programArgs, {
+        result = await sandbox.run(command, args, {
           cwd,
           signal: interrupt.signal,
           ...(input !== undefined ? { input } : {}),
           ...(branch ? { branch } : {}),
-          ...(flags.unsandboxed || seatbelt ? { unsandboxed: true } : {}),
-          // The plain runner does not filter the environment: under Seatbelt it is done here.
-          ...(seatbelt ? { env: filterEnv(process.env, policy.envAllowlist) } : {}),
+          ...(flags.unsandboxed ? { unsandboxed: true } : {}),
           ...(flags.json
             ? {}
             : {
@@ -233,13 +213,7 @@ export function registerRun(program: Command): void {
                 onStderr: (chunk: string) => void process.stderr.write(chunk),
               }),
         });
-        if (branch) {
-          const changes = await branch.changes();
-          report = { id: branch.id, kept: Boolean(flags.keep), changes };
-        } else if (git && !flags.unsandboxed) {
-          // The folder was writable: git metadata the command planted there is moved out (git-guard.ts).
-          gitCheck = await checkGitAfterRun(git);
-        }
+        if (branch) report = { id: branch.id, kept: Boolean(flags.keep), changes: await branch.changes() };
       } finally {
         interrupt.dispose();
         if (branch) {
@@ -248,7 +222,7 @@ export function registerRun(program: Command): void {
         }
       }
 
-      const notes: SandboxNote[] = flags.unsandboxed ? [] : explain(result, policy, { cwd });
+      const { notes, git: gitCheck } = result;
       if (flags.json) {
         printJson({
           exitCode: result.exitCode,

@@ -1,5 +1,5 @@
 import type { UmbraConfig } from "../config/config.js";
-import { loadAdminPolicy, resolvePolicy, runSandboxed, type SandboxPolicy } from "../sandbox/index.js";
+import { openSandbox, type WorkspaceSandbox } from "../sandbox/index.js";
 import { type Branch, fork } from "../shadow/index.js";
 import { readIfRegular } from "../workspace/rooted.js";
 import type { EvalTask } from "./task.js";
@@ -33,39 +33,23 @@ export interface GradeOptions {
   env?: NodeJS.ProcessEnv;
   /** Time limit of each test run (default: the sandbox's). */
   testTimeoutMs?: number;
-  unsandboxed?: boolean;
   signal?: AbortSignal;
 }
 
-async function policyFor(workspace: string, options: GradeOptions): Promise<SandboxPolicy> {
-  const { policy } = await resolvePolicy({
-    workspace,
-    config: options.config.sandbox,
-    flags: { mode: "workspace-write", network: false },
-    admin: await loadAdminPolicy(),
-    ...(options.env ? { env: options.env } : {}),
-    walk: options.config.index.excludeDirs ? { excludeDirs: options.config.index.excludeDirs } : {},
-  });
-  return options.testTimeoutMs
-    ? { ...policy, limits: { ...policy.limits, timeoutMs: options.testTimeoutMs } }
-    : policy;
-}
-
 /** Runs `command` sandboxed in `branch` (its overrides written first). */
-export async function runTestCommand(
+async function runTestCommand(
   branch: Branch,
   workspace: string,
   command: string,
-  policy: SandboxPolicy,
-  options: Pick<GradeOptions, "unsandboxed" | "signal" | "env">,
+  sandbox: WorkspaceSandbox,
+  options: Pick<GradeOptions, "signal" | "testTimeoutMs">,
 ): Promise<TestOutcome> {
   await branch.materialize();
-  const result = await runSandboxed(policy, "sh", ["-c", command], {
+  const result = await sandbox.run("sh", ["-c", command], {
     branch,
     cwd: workspace,
-    ...(options.env ? { env: options.env } : {}),
+    ...(options.testTimeoutMs ? { timeoutMs: options.testTimeoutMs } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.unsandboxed ? { unsandboxed: true } : {}),
   });
   const output = `${result.stdout}${result.stderr}`;
   return {
@@ -108,11 +92,16 @@ export async function gradeChanges(
         if (now !== undefined) branch.remove(path);
       } else branch.write(path, original);
     }
-    const policy = await policyFor(workspace, options);
+    const sandbox = await openSandbox({
+      workspace,
+      config: options.config,
+      flags: { mode: "workspace-write", network: false },
+      ...(options.env ? { env: options.env } : {}),
+    });
     const setupMs = Math.round(performance.now() - started);
-    const visible = await runTestCommand(branch, workspace, task.visible.command, policy, options);
+    const visible = await runTestCommand(branch, workspace, task.visible.command, sandbox, options);
     for (const [path, content] of Object.entries(task.hidden.files)) branch.write(path, content);
-    const hidden = await runTestCommand(branch, workspace, task.hidden.command, policy, options);
+    const hidden = await runTestCommand(branch, workspace, task.hidden.command, sandbox, options);
     return { visible, hidden, testsEdited: testsEdited.sort(), setupMs };
   } finally {
     await branch.discard();

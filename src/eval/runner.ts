@@ -82,7 +82,6 @@ export interface EvalOptions {
   modelLabel?: string;
   /** Language servers: off by default in eval (faster, and identical between runs). */
   lsp?: boolean;
-  unsandboxed?: boolean;
   signal?: AbortSignal;
   onTask?: (result: TaskResult, timing: TaskTiming, done: number, total: number) => void;
   onWarning?: (message: string) => void;
@@ -160,7 +159,6 @@ async function runAgentOn(task: EvalTask, workspace: string, options: EvalOption
         : {}),
       ...(options.replay ? { replay: join(options.replay, name) } : {}),
       ...(options.lsp ? {} : { lsp: null }),
-      ...(options.unsandboxed ? { unsandboxed: true } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onWarning ? { onWarning: options.onWarning } : {}),
       retryBaseMs: options.replay ? 0 : 1000,
@@ -205,7 +203,6 @@ export async function runTask(
     const grade = await gradeChanges(task, workspace, run.changes, {
       config: options.config,
       ...(options.env ? { env: options.env } : {}),
-      ...(options.unsandboxed ? { unsandboxed: true } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
     const changedFiles = run.changes.map((c) => c.path).sort();

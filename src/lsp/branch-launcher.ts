@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import type { UmbraConfig } from "../config/config.js";
-import { loadAdminPolicy, prepareSandbox, resolvePolicy, type SandboxPolicy } from "../sandbox/index.js";
+import { openSandbox, type SandboxPolicy } from "../sandbox/index.js";
 import type { Branch } from "../shadow/index.js";
 import type { Launcher } from "./types.js";
 
@@ -61,29 +61,28 @@ export async function branchLauncher(
   // yet and the sandbox makes only existing caches writable. Create it when the go cache is allowed.
   const goCache = goBuildCache(env);
   if (config.sandbox.caches.includes("go")) await mkdir(goCache, { recursive: true }).catch(() => undefined);
-  const { policy, warnings } = await resolvePolicy({
+  const sandbox = await openSandbox({
     workspace: branch.workspaceRoot,
-    config: config.sandbox,
+    config,
     flags: {
       mode: "workspace-write",
       network: false,
       writableRoots: await serverCaches(env),
       limits: { cpuSeconds: 0, timeoutMs: 0 },
     },
-    admin: await loadAdminPolicy(),
     env,
-    walk: config.index.excludeDirs ? { excludeDirs: config.index.excludeDirs } : {},
   });
+  const { policy } = sandbox;
   // The servers ship in umbra's own node_modules, which must stay readable even when umbra is installed
   // below /tmp (the sandbox gives commands a private /tmp).
-  const sandbox = await prepareSandbox({ ...policy, readableRoots: [PACKAGE_ROOT] }, { branch });
+  const servers = await sandbox.prepare({ branch, readableRoots: [PACKAGE_ROOT] });
   // Without a writable build cache (the go cache not allowed, or denied by the admin), the servers get a
   // private one that lives as long as the sandbox.
   const goEnv = (await isWritable(goCache, policy.writableRoots)) ? {} : { GOCACHE: PRIVATE_GO_CACHE };
   const launcher: Launcher = (spec) => {
-    const child = sandbox.spawn(spec.command, spec.args, { cwd: spec.cwd, env: { ...spec.env, ...goEnv } });
+    const child = servers.spawn(spec.command, spec.args, { cwd: spec.cwd, env: { ...spec.env, ...goEnv } });
     (child.stdio[REPORT_FD] as Readable | null | undefined)?.resume();
     return child;
   };
-  return { launcher, policy, warnings };
+  return { launcher, policy, warnings: [...sandbox.warnings] };
 }

@@ -57,19 +57,33 @@ export {
   type WorkspacePaths,
   workspaceRelative,
 } from "./policy.js";
-export { type PreparedSandbox, prepareSandbox, runSandboxed, SandboxError, sandboxSupport } from "./run.js";
+export {
+  backendFor,
+  type PreparedSandbox,
+  prepareSandbox,
+  runSandboxed,
+  SandboxError,
+  sandboxSupport,
+} from "./run.js";
+export {
+  openSandbox,
+  type SandboxRequest,
+  type WorkspaceRun,
+  type WorkspaceSandbox,
+} from "./sandbox.js";
 export {
   SANDBOX_EXEC,
   type SeatbeltOptions,
   sbplString,
-  seatbeltInvocation,
   seatbeltProfile,
 } from "./seatbelt.js";
 export type {
   Denial,
   RunOptions,
+  SandboxBackend,
   SandboxErrorCode,
   SandboxMode,
   SandboxPolicy,
   SandboxResult,
+  SandboxRun,
 } from "./types.js";

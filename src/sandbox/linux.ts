@@ -60,7 +60,8 @@ export interface HelperPlan {
   args: string[];
 }
 
-function mapInto(path: string, from: string, to: string): string {
+/** Where `path` below `from` lies once `from` is shown at `to`; other paths stay as they are. */
+export function shownAt(path: string, from: string, to: string): string {
   const inside = relative(from, path);
   if (inside === "") return to;
   if (inside.startsWith("..") || isAbsolute(inside)) return path;
@@ -78,7 +79,7 @@ export function placeholderJournal(env: NodeJS.ProcessEnv = process.env): string
 /** Where the sandbox shows `path` of the policy: a branch that cannot be bound at the workspace's path
  * is used at its own path. */
 function viewPath(policy: SandboxPolicy, view: BranchSandboxView | undefined): (path: string) => string {
-  return (path) => (view?.kind === "path" ? mapInto(path, policy.workspace, view.path) : path);
+  return (path) => (view?.kind === "path" ? shownAt(path, policy.workspace, view.path) : path);
 }
 
 /**

@@ -1,17 +1,21 @@
 /**
- * runSandboxed(): runs one command under a sandbox policy — on Linux through `umbra-helper sandbox`
- * (namespaces, read-only system, Landlock, seccomp; see native/sandbox.c) — and collects its output,
- * exit status and the denials the helper recorded. Fails closed: when the kernel lacks what the policy
- * needs, it throws SandboxError UNSUPPORTED unless `unsandboxed: true` is passed.
+ * The one place umbra starts a command for anyone: runSandboxed() (and prepareSandbox(), for servers
+ * that live for many requests) runs it under a sandbox policy — on Linux through `umbra-helper sandbox`
+ * (namespaces, read-only system, Landlock, seccomp; see native/sandbox.c), on macOS under Seatbelt
+ * (`sandbox-exec` with the profile of seatbelt.ts) — and collects its output, exit status, the denials
+ * recorded and the notes that explain them. Fails closed: when the kernel lacks what the policy needs,
+ * it throws SandboxError UNSUPPORTED; only an explicit `unsandboxed: true` runs without a sandbox.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { constants } from "node:os";
+import { realpathSync } from "node:fs";
+import { constants, tmpdir } from "node:os";
 import { isAbsolute } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import type { BranchSandboxView } from "../shadow/branch.js";
 import { ShadowError } from "../shadow/errors.js";
 import { helperPath, runHelper } from "../shadow/helper.js";
+import { explain } from "./explain.js";
 import {
   HIDDEN_FD,
   helperArgs,
@@ -21,10 +25,20 @@ import {
   parseSupport,
   REPORT_FD,
   SECCOMP_FD,
+  shownAt,
 } from "./linux.js";
 import { filterEnv } from "./policy.js";
+import { SANDBOX_EXEC, seatbeltProfile } from "./seatbelt.js";
 import { currentSeccompArch, seccompProgram } from "./seccomp.js";
-import type { Denial, RunOptions, SandboxErrorCode, SandboxPolicy, SandboxResult } from "./types.js";
+import type {
+  Denial,
+  RunOptions,
+  SandboxBackend,
+  SandboxErrorCode,
+  SandboxPolicy,
+  SandboxResult,
+  SandboxRun,
+} from "./types.js";
 
 export type { SandboxErrorCode } from "./types.js";
 
@@ -239,21 +253,13 @@ function supervise(
   });
 }
 
-async function runUnsandboxed(
-  policy: SandboxPolicy,
-  command: string,
-  args: string[],
-  options: RunOptions,
-): Promise<SandboxResult> {
-  const started = performance.now();
-  const cwd = options.cwd ?? policy.workspace;
-  const child = spawn(command, args, {
-    cwd,
-    env: options.env ?? process.env,
-    stdio: ["pipe", "pipe", "pipe"],
-    detached: true,
-  });
-  const killGroup = (signal: NodeJS.Signals) => {
+/** How each backend stops what it started: the helper ends its own tree; a process group otherwise. */
+function stopper(child: ChildProcess, backend: SandboxBackend): (signal: NodeJS.Signals) => void {
+  if (backend === "linux")
+    return (signal) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    };
+  return (signal) => {
     if (child.pid === undefined) return;
     try {
       process.kill(-child.pid, signal);
@@ -261,9 +267,6 @@ async function runUnsandboxed(
       // already gone
     }
   };
-  child.once("exit", () => killGroup("SIGKILL"));
-  const { report: _report, ...collected } = await supervise(child, policy, options, killGroup, undefined);
-  return { ...collected, durationMs: performance.now() - started, denials: [] };
 }
 
 function helperOrThrow(): string {
@@ -278,29 +281,46 @@ function helperOrThrow(): string {
   }
 }
 
+/**
+ * The backend a command gets: none only when the user asked for no sandbox, else the platform's own —
+ * Seatbelt on macOS, the Linux helper elsewhere (which says what is missing where it cannot run).
+ */
+export function backendFor(
+  options: Pick<RunOptions, "unsandboxed" | "backend">,
+  platform: NodeJS.Platform = process.platform,
+): SandboxBackend {
+  if (options.unsandboxed) return "none";
+  return options.backend ?? (platform === "darwin" ? "seatbelt" : "linux");
+}
+
 /** A sandbox ready to start processes under one policy: the kernel checked, the branch's view resolved. */
 export interface PreparedSandbox {
+  readonly backend: SandboxBackend;
   /**
-   * Starts `command args` confined; the child's stdio 0–2 are pipes, fd 4 carries the helper's report
-   * (denials, exit status). Killing the child (the helper) ends the whole process tree.
+   * Starts `command args` confined; the child's stdio 0–2 are pipes; under the Linux helper fd 4 carries
+   * its report (denials, exit status). stop() ends the whole process tree.
    */
   spawn(
     command: string,
     args: readonly string[],
     options: { cwd: string; env: NodeJS.ProcessEnv },
   ): ChildProcess;
+  stop(child: ChildProcess, signal: NodeJS.Signals): void;
 }
 
-/**
- * Checks the policy and what the machine offers, and resolves how a branch (if any) is shown to commands.
- * Throws SandboxError: UNSUPPORTED (the kernel lacks what the policy needs; the message says what and how
- * to enable it), HELPER_NOT_BUILT, BAD_POLICY, SETUP_FAILED.
- */
-export async function prepareSandbox(
-  policy: SandboxPolicy,
-  options: Pick<RunOptions, "branch"> = {},
-): Promise<PreparedSandbox> {
-  checkPolicy(policy);
+async function branchView(branch: RunOptions["branch"]): Promise<BranchSandboxView | undefined> {
+  if (!branch) return undefined;
+  try {
+    return await branch.sandboxView();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new SandboxError("SETUP_FAILED", `cannot show the branch to the command: ${reason}`, {
+      cause: error,
+    });
+  }
+}
+
+async function prepareLinux(policy: SandboxPolicy, view: BranchSandboxView | undefined) {
   const path = helperOrThrow();
   const found = await sandboxSupport();
   const needs: string[] = [];
@@ -312,63 +332,125 @@ export async function prepareSandbox(
       `the sandbox cannot run on this machine: missing ${needs.join("; ")}. Pass unsandboxed: true (umbra run --unsandboxed) to run without it.`,
     );
   }
-  let view: BranchSandboxView | undefined;
-  if (options.branch) {
-    try {
-      view = await options.branch.sandboxView();
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new SandboxError("SETUP_FAILED", `cannot show the branch to the command: ${reason}`, {
-        cause: error,
-      });
-    }
-  }
   const program = seccompProgram({ network: policy.network });
-  return {
-    spawn(command, args, { cwd, env }) {
-      if (!isAbsolute(cwd))
-        throw new SandboxError("BAD_POLICY", `the working directory ${cwd} is not absolute`);
-      const child = spawn(path, helperArgs(policy, command, [...args], { cwd, view }), {
-        cwd: "/",
-        env: filterEnv(env, policy.envAllowlist),
-        stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", "pipe"],
-      });
-      const feed = (fd: number, data: Buffer) => {
-        const stream = child.stdio[fd] as Writable | null | undefined;
-        stream?.on("error", () => {});
-        stream?.end(data);
-      };
-      feed(SECCOMP_FD, program);
-      feed(HIDDEN_FD, hiddenPathList(policy, view));
-      return child;
-    },
+  return (
+    command: string,
+    args: readonly string[],
+    { cwd, env }: { cwd: string; env: NodeJS.ProcessEnv },
+  ) => {
+    const child = spawn(path, helperArgs(policy, command, [...args], { cwd, view }), {
+      cwd: "/",
+      env: filterEnv(env, policy.envAllowlist),
+      stdio: ["pipe", "pipe", "pipe", "pipe", "pipe", "pipe"],
+    });
+    const feed = (fd: number, data: Buffer) => {
+      const stream = child.stdio[fd] as Writable | null | undefined;
+      stream?.on("error", () => {});
+      stream?.end(data);
+    };
+    feed(SECCOMP_FD, program);
+    feed(HIDDEN_FD, hiddenPathList(policy, view));
+    return child;
   };
 }
 
 /**
- * Runs `command args` under `policy` and resolves when the command and everything it started have
- * ended. Rejects with SandboxError: UNSUPPORTED (the kernel lacks what the policy needs; the message
- * says what and how to enable it), HELPER_NOT_BUILT, BAD_POLICY, SETUP_FAILED, SPAWN_FAILED.
+ * Without the helper's mounts, a branch can be shown only at its own path: Seatbelt uses `path` views
+ * there (the policy's paths moved along); nothing else can show a branch, so nothing else runs in one.
  */
-export async function runSandboxed(
+function ownPathView(
   policy: SandboxPolicy,
-  command: string,
-  args: string[],
-  options: RunOptions = {},
-): Promise<SandboxResult> {
-  checkPolicy(policy);
-  if (options.unsandboxed) return runUnsandboxed(policy, command, args, options);
-  const started = performance.now();
-  const sandbox = await prepareSandbox(policy, options);
-  const child = sandbox.spawn(command, args, {
-    cwd: options.cwd ?? policy.workspace,
-    env: options.env ?? process.env,
-  });
-  const reportStream = child.stdio[REPORT_FD] as Readable | null | undefined;
-  const stop = (signal: NodeJS.Signals) => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  view: BranchSandboxView | undefined,
+  backend: SandboxBackend,
+): (path: string) => string {
+  if (view === undefined) return (path) => path;
+  if (backend === "none")
+    throw new SandboxError(
+      "UNSUPPORTED",
+      "a shadow branch is shown to commands by the sandbox: it cannot run unsandboxed",
+    );
+  if (view.kind !== "path")
+    throw new SandboxError(
+      "UNSUPPORTED",
+      "this shadow branch is shown to commands by mounts, which Seatbelt cannot make",
+    );
+  return (path) => shownAt(path, policy.workspace, view.path);
+}
+
+function seatbeltArgs(
+  policy: SandboxPolicy,
+  move: (path: string) => string,
+): (command: string, args: readonly string[]) => string[] {
+  const shown: SandboxPolicy = {
+    ...policy,
+    workspace: move(policy.workspace),
+    writableRoots: policy.writableRoots.map(move),
+    hiddenPaths: policy.hiddenPaths.map(move),
+    protectedPaths: policy.protectedPaths.map(move),
+    ...(policy.hiddenMasks
+      ? { hiddenMasks: policy.hiddenMasks.map((mask) => ({ ...mask, folder: move(mask.folder) })) }
+      : {}),
   };
-  const collected = await supervise(child, policy, options, stop, reportStream ?? undefined);
+  let tmpDir = tmpdir();
+  try {
+    tmpDir = realpathSync(tmpDir);
+  } catch {
+    // the profile then names it as given
+  }
+  const profile = seatbeltProfile(shown, { tmpDir });
+  return (command, args) => ["-p", profile, "--", command, ...args];
+}
+
+/**
+ * Checks the policy and what the machine offers, picks the backend (see backendFor) and resolves how a
+ * branch (if any) is shown to commands. Throws SandboxError: UNSUPPORTED (the kernel lacks what the
+ * policy needs; the message says what and how to enable it), HELPER_NOT_BUILT, BAD_POLICY, SETUP_FAILED.
+ */
+export async function prepareSandbox(
+  policy: SandboxPolicy,
+  options: Pick<RunOptions, "branch" | "unsandboxed" | "backend" | "sandboxExec"> = {},
+): Promise<PreparedSandbox> {
+  checkPolicy(policy);
+  const backend = backendFor(options);
+  const view = await branchView(options.branch);
+  let start: (
+    command: string,
+    args: readonly string[],
+    o: { cwd: string; env: NodeJS.ProcessEnv },
+  ) => ChildProcess;
+  if (backend === "linux") start = await prepareLinux(policy, view);
+  else {
+    const move = ownPathView(policy, view, backend);
+    const wrap = backend === "seatbelt" ? seatbeltArgs(policy, move) : undefined;
+    const exec = options.sandboxExec ?? SANDBOX_EXEC;
+    start = (command, args, { cwd, env }) =>
+      spawn(wrap ? exec : command, wrap ? wrap(command, args) : [...args], {
+        cwd: move(cwd),
+        env: wrap ? filterEnv(env, policy.envAllowlist) : env,
+        stdio: ["pipe", "pipe", "pipe"],
+        detached: true,
+      });
+  }
+  return {
+    backend,
+    spawn(command, args, { cwd, env }) {
+      if (!isAbsolute(cwd))
+        throw new SandboxError("BAD_POLICY", `the working directory ${cwd} is not absolute`);
+      const child = start(command, args, { cwd, env });
+      // what a plain or Seatbelt command left behind in its group ends with it
+      if (backend !== "linux") child.once("exit", () => stopper(child, backend)("SIGKILL"));
+      return child;
+    },
+    stop: (child, signal) => stopper(child, backend)(signal),
+  };
+}
+
+/** The exit status and signal from the helper's report (Linux) or the process itself (other backends). */
+function outcome(
+  collected: Collected,
+  backend: SandboxBackend,
+): { exitCode: number | null; signal: NodeJS.Signals | null; denials: Denial[] } {
+  if (backend !== "linux") return { exitCode: collected.exitCode, signal: collected.signal, denials: [] };
   const denials: Denial[] = [];
   let exitCode: number | null = null;
   let signal: NodeJS.Signals | null = null;
@@ -397,6 +479,40 @@ export async function runSandboxed(
       throw new SandboxError("SETUP_FAILED", `the sandbox helper was killed by ${collected.signal}`);
     } else exitCode = collected.exitCode;
   }
+  return { exitCode, signal, denials };
+}
+
+/**
+ * Runs `command args` under `policy` and resolves when the command and everything it started have
+ * ended, with the typed notes of what the sandbox refused (none when unsandboxed). Every command umbra
+ * runs for anyone comes through here (or prepareSandbox, for long-lived servers). Rejects with
+ * SandboxError: UNSUPPORTED (the kernel lacks what the policy needs; the message says what and how to
+ * enable it), HELPER_NOT_BUILT, BAD_POLICY, SETUP_FAILED, SPAWN_FAILED.
+ */
+export async function runSandboxed(
+  policy: SandboxPolicy,
+  command: string,
+  args: string[],
+  options: RunOptions = {},
+): Promise<SandboxRun> {
+  const started = performance.now();
+  const sandbox = await prepareSandbox(policy, options);
+  const cwd = options.cwd ?? policy.workspace;
+  const child = sandbox.spawn(command, args, { cwd, env: options.env ?? process.env });
+  const reportStream =
+    sandbox.backend === "linux" ? (child.stdio[REPORT_FD] as Readable | null | undefined) : undefined;
+  const collected = await supervise(
+    child,
+    policy,
+    options,
+    (signal) => sandbox.stop(child, signal),
+    reportStream ?? undefined,
+  );
   const { report: _report, ...output } = collected;
-  return { ...output, exitCode, signal, durationMs: performance.now() - started, denials };
+  const result: SandboxResult = {
+    ...output,
+    ...outcome(collected, sandbox.backend),
+    durationMs: performance.now() - started,
+  };
+  return { ...result, notes: sandbox.backend === "none" ? [] : explain(result, policy, { cwd }) };
 }

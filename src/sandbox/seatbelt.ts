@@ -199,13 +199,3 @@ export function seatbeltProfile(policy: SandboxPolicy, options: SeatbeltOptions 
   }
   return `${lines.join("\n")}\n`;
 }
-
-/** The `sandbox-exec` command line that runs `command` under the profile of `policy`. */
-export function seatbeltInvocation(
-  policy: SandboxPolicy,
-  command: string,
-  args: readonly string[],
-  options: SeatbeltOptions = {},
-): { command: string; args: string[] } {
-  return { command: SANDBOX_EXEC, args: ["-p", seatbeltProfile(policy, options), "--", command, ...args] };
-}

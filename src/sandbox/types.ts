@@ -1,4 +1,5 @@
 import type { Branch } from "../shadow/branch.js";
+import type { SandboxNote } from "./explain.js";
 
 /** How much a sandboxed command may change: nothing, the workspace (and writable roots), or everything. */
 export type SandboxMode = "read-only" | "workspace-write" | "full-access";
@@ -63,6 +64,14 @@ export interface SandboxResult {
   denials: Denial[];
 }
 
+/** What confines a command: the Linux helper, macOS Seatbelt, or nothing (only when the user asks). */
+export type SandboxBackend = "linux" | "seatbelt" | "none";
+
+/** A finished run and the notes that explain, for an agent or the user, what the sandbox refused. */
+export interface SandboxRun extends SandboxResult {
+  notes: SandboxNote[];
+}
+
 export interface RunOptions {
   /** Working directory (default: the workspace); inside a branch it is resolved in the branch. */
   cwd?: string;
@@ -76,6 +85,10 @@ export interface RunOptions {
   branch?: Branch;
   /** Run without any sandbox (only when the user asked for it explicitly). */
   unsandboxed?: boolean;
+  /** The backend (default: the platform's, see backendFor); to test a backend on another platform. */
+  backend?: Exclude<SandboxBackend, "none">;
+  /** The Seatbelt backend's `sandbox-exec` (default /usr/bin/sandbox-exec); for tests. */
+  sandboxExec?: string;
   onStdout?: (chunk: string) => void;
   onStderr?: (chunk: string) => void;
 }

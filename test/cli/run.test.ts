@@ -304,6 +304,13 @@ describe("umbra run", () => {
     expect(run.stdout).toBe("plain\n");
     expect(run.stderr).toMatch(/warning: running WITHOUT the sandbox/);
   });
+
+  it("--unsandboxed never goes with --shadow: the command would change the folder the branch keeps safe", async () => {
+    const run = await umbra(["run", "--root", root, "--shadow", "--unsandboxed", "--", "touch", "planted"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--shadow .* cannot go with --unsandboxed/);
+    expect(existsSync(join(root, "planted"))).toBe(false);
+  });
 });
 
 describe("sandbox.network.allowCommands", () => {

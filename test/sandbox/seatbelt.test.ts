@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/sandbox/policy.js";
-import {
-  regexEscape,
-  SANDBOX_EXEC,
-  sbplString,
-  seatbeltInvocation,
-  seatbeltProfile,
-} from "../../src/sandbox/seatbelt.js";
+import { regexEscape, sbplString, seatbeltProfile } from "../../src/sandbox/seatbelt.js";
 import type { SandboxPolicy } from "../../src/sandbox/types.js";
 
 const WS = "/Users/dev/project";
@@ -187,13 +181,5 @@ describe("the profile", () => {
     );
     expect(adminNoNet).toContain("(deny network*)");
     expect(adminNoNet).toContain('(deny file-write*\n  (literal "/etc/x")');
-  });
-
-  it("builds the sandbox-exec command line", () => {
-    const run = seatbeltInvocation(policy(), "npm", ["test", "--", "-x"]);
-    expect(run.command).toBe(SANDBOX_EXEC);
-    expect(run.args[0]).toBe("-p");
-    expect(run.args[1]).toBe(seatbeltProfile(policy()));
-    expect(run.args.slice(2)).toEqual(["--", "npm", "test", "--", "-x"]);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { explain, runSandboxed } from "../../sandbox/index.js";
+import type { WorkspaceRun } from "../../sandbox/index.js";
 import { shownPath } from "../../workspace/errors.js";
 import { clip, defineTool, failure, relativize } from "./types.js";
 
@@ -31,24 +31,21 @@ export const runCommandTool = defineTool({
     }
     // overrides behind a symlink a command planted are dropped, never written through it
     const dropped = await context.branch.materialize();
-    const base = await context.policy(network);
-    const policy = input.timeoutSeconds
-      ? { ...base, limits: { ...base.limits, timeoutMs: input.timeoutSeconds * 1000 } }
-      : base;
-    let result: Awaited<ReturnType<typeof runSandboxed>>;
+    const sandbox = await context.sandbox(network);
+    const timeoutMs = input.timeoutSeconds ? input.timeoutSeconds * 1000 : sandbox.policy.limits.timeoutMs;
+    let result: WorkspaceRun;
     try {
-      result = await runSandboxed(policy, "sh", ["-c", input.command], {
+      result = await sandbox.run("sh", ["-c", input.command], {
         branch: context.branch,
         cwd: context.root,
+        timeoutMs,
         ...(context.signal ? { signal: context.signal } : {}),
-        ...(context.unsandboxed ? { unsandboxed: true } : {}),
       });
     } catch (error) {
       return failure(`the command could not be started: ${(error as Error).message.split("\n")[0]}`);
     }
-    const notes = context.unsandboxed ? [] : explain(result, policy, { cwd: context.root });
     const status = result.timedOut
-      ? `timed out after ${Math.round(policy.limits.timeoutMs / 1000)} s`
+      ? `timed out after ${Math.round(timeoutMs / 1000)} s`
       : result.exitCode !== null
         ? `exit status ${result.exitCode}`
         : `killed by ${result.signal ?? "a signal"}`;
@@ -56,7 +53,7 @@ export const runCommandTool = defineTool({
     if (result.stdout) parts.push(`stdout:\n${clip(result.stdout, MAX_OUTPUT)}`);
     if (result.stderr) parts.push(`stderr:\n${clip(result.stderr, MAX_OUTPUT)}`);
     if (result.outputTruncated) parts.push("(output was cut by the sandbox's output limit)");
-    for (const note of notes) parts.push(`sandbox: ${note.message}`);
+    for (const note of result.notes) parts.push(`sandbox: ${note.message}`);
     for (const { path, reason } of dropped) parts.push(`not written: ${shownPath(path)} (${reason})`);
     const passed = result.exitCode === 0 && !result.timedOut;
     return {

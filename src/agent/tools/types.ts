@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { UmbraConfig } from "../../config/config.js";
 import type { SearchContext } from "../../index/search/searcher.js";
 import type { LspHost } from "../../lsp/index.js";
-import type { Approver, SandboxPolicy } from "../../sandbox/index.js";
+import type { Approver, WorkspaceSandbox } from "../../sandbox/index.js";
 import type { Branch, BranchFiles } from "../../shadow/index.js";
 
 /** What a tool works on: the agent's branch (never the user's folder) and the services around it. */
@@ -21,12 +21,10 @@ export interface ToolContext {
   lsp(): Promise<LspHost | undefined>;
   /** The workspace's index, built first when there is none. */
   searchIndex(): Promise<SearchContext>;
-  /** The sandbox policy of run_command (network as approved). */
-  policy(network: boolean): Promise<SandboxPolicy>;
+  /** The sandbox of run_command in the branch (network as approved). */
+  sandbox(network: boolean): Promise<WorkspaceSandbox>;
   /** Approves network access for a command; the default denies. */
   approver: Approver;
-  /** Run commands without the sandbox (only when the user asked for it). */
-  unsandboxed?: boolean;
   signal?: AbortSignal;
 }
 

@@ -1,0 +1,74 @@
+/**
+ * The sandbox entry point every caller uses (`umbra run`, the agent's run_command, grading in `umbra
+ * eval`, language servers, the test run after an accept): resolves the policy of a workspace from the
+ * configuration, the caller's flags and the admin policy, then runs commands through runSandboxed (which
+ * picks the backend and returns the typed notes). A run in the user's own folder is followed by the git
+ * guard, so what a command planted in git metadata is refused whoever ran it.
+ */
+import type { UmbraConfig } from "../config/config.js";
+import type { Branch } from "../shadow/branch.js";
+import { checkGitAfterRun, type GitCheck, type GitGuard } from "./git-guard.js";
+import { type AdminPolicy, loadAdminPolicy, type PolicyFlags, resolvePolicy } from "./policy.js";
+import { type PreparedSandbox, prepareSandbox, runSandboxed } from "./run.js";
+import type { RunOptions, SandboxPolicy, SandboxRun } from "./types.js";
+
+export interface SandboxRequest {
+  /** The workspace (resolved to its real path): the user's folder, or a branch's workspace root. */
+  workspace: string;
+  config: Pick<UmbraConfig, "sandbox" | "index">;
+  /** What the caller decides (mode, network, limits, writable roots); the admin policy still caps it. */
+  flags?: PolicyFlags;
+  /** For `~`, caches, the data directory and the commands' environment (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** The admin policy when the caller has loaded it already (default: loadAdminPolicy()). */
+  admin?: AdminPolicy;
+}
+
+export interface WorkspaceRun extends SandboxRun {
+  /** What the git guard refused after a run in the user's own folder (absent in a branch). */
+  git?: GitCheck;
+}
+
+export interface WorkspaceSandbox {
+  readonly policy: SandboxPolicy;
+  /** One line each: settings that were refused or capped, and why. */
+  readonly warnings: readonly string[];
+  /** What the git guard watches in the user's folder (workspace-write mode); see git-guard.ts. */
+  readonly git?: GitGuard;
+  /** Runs `command args`; `timeoutMs` replaces the policy's time limit for this run. */
+  run(
+    command: string,
+    args: readonly string[],
+    options?: Omit<RunOptions, "env"> & { timeoutMs?: number },
+  ): Promise<WorkspaceRun>;
+  /** A sandbox to start long-lived processes in (language servers); `readableRoots` stay readable. */
+  prepare(options?: { branch?: Branch; readableRoots?: string[] }): Promise<PreparedSandbox>;
+}
+
+export async function openSandbox(request: SandboxRequest): Promise<WorkspaceSandbox> {
+  const env = request.env ?? process.env;
+  const { excludeDirs } = request.config.index;
+  const { policy, warnings, git } = await resolvePolicy({
+    workspace: request.workspace,
+    config: request.config.sandbox,
+    ...(request.flags ? { flags: request.flags } : {}),
+    admin: request.admin ?? (await loadAdminPolicy()),
+    env,
+    walk: excludeDirs ? { excludeDirs } : {},
+  });
+  return {
+    policy,
+    warnings,
+    ...(git ? { git } : {}),
+    async run(command, args, { timeoutMs, ...options } = {}) {
+      const limited =
+        timeoutMs === undefined ? policy : { ...policy, limits: { ...policy.limits, timeoutMs } };
+      const run = await runSandboxed(limited, command, [...args], { ...options, env });
+      // the folder was writable: what the command planted in git metadata is refused (git-guard.ts)
+      if (!git || options.branch || options.unsandboxed) return run;
+      return { ...run, git: await checkGitAfterRun(git, env) };
+    },
+    prepare: ({ branch, readableRoots } = {}) =>
+      prepareSandbox(readableRoots ? { ...policy, readableRoots } : policy, branch ? { branch } : {}),
+  };
+}
