@@ -1,6 +1,6 @@
-import { mkdir, realpath } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve, sep } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import type { UmbraConfig } from "../config/config.js";
 import { openSandbox, type SandboxPolicy } from "../sandbox/index.js";
@@ -29,21 +29,6 @@ function cacheHome(env: NodeJS.ProcessEnv): string {
     : join(env.HOME || homedir(), ".cache");
 }
 
-/** Where the go command keeps its build cache (`go env GOCACHE`). */
-function goBuildCache(env: NodeJS.ProcessEnv): string {
-  return env.GOCACHE && isAbsolute(env.GOCACHE) ? env.GOCACHE : join(cacheHome(env), "go-build");
-}
-
-/** A build cache in the sandbox's private /tmp, for when the user's cannot be written. */
-const PRIVATE_GO_CACHE = "/tmp/umbra-go-build";
-
-async function isWritable(path: string, writableRoots: readonly string[]): Promise<boolean> {
-  const real = await realpath(path).catch(() => undefined);
-  return (
-    real !== undefined && writableRoots.some((root) => real === root || real.startsWith(`${root}${sep}`))
-  );
-}
-
 /**
  * Starts language servers inside a shadow branch, mounted at the workspace's own path, confined by the
  * sandbox: no network, ignored files hidden, protected paths read-only, and every write (caches, build
@@ -56,11 +41,6 @@ export async function branchLauncher(
   /** The environment the servers start with, for their caches (default: this process's). */
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ launcher: Launcher; policy: SandboxPolicy; warnings: string[] }> {
-  // gopls loads packages with `go list`, which fails outright ("failed to initialize build cache") when
-  // the build cache cannot be created: on a machine that never ran go, ~/.cache/go-build does not exist
-  // yet and the sandbox makes only existing caches writable. Create it when the go cache is allowed.
-  const goCache = goBuildCache(env);
-  if (config.sandbox.caches.includes("go")) await mkdir(goCache, { recursive: true }).catch(() => undefined);
   const sandbox = await openSandbox({
     workspace: branch.workspaceRoot,
     config,
@@ -73,14 +53,16 @@ export async function branchLauncher(
     env,
   });
   const { policy } = sandbox;
+  // the go build cache the sandbox chose (a private one when the user's cannot be written)
+  const goCache = sandbox.env.GOCACHE ? { GOCACHE: sandbox.env.GOCACHE } : {};
   // The servers ship in umbra's own node_modules, which must stay readable even when umbra is installed
   // below /tmp (the sandbox gives commands a private /tmp).
   const servers = await sandbox.prepare({ branch, readableRoots: [PACKAGE_ROOT] });
-  // Without a writable build cache (the go cache not allowed, or denied by the admin), the servers get a
-  // private one that lives as long as the sandbox.
-  const goEnv = (await isWritable(goCache, policy.writableRoots)) ? {} : { GOCACHE: PRIVATE_GO_CACHE };
   const launcher: Launcher = (spec) => {
-    const child = servers.spawn(spec.command, spec.args, { cwd: spec.cwd, env: { ...spec.env, ...goEnv } });
+    const child = servers.spawn(spec.command, spec.args, {
+      cwd: spec.cwd,
+      env: { ...spec.env, ...goCache },
+    });
     (child.stdio[REPORT_FD] as Readable | null | undefined)?.resume();
     return child;
   };

@@ -5,10 +5,20 @@
  * picks the backend and returns the typed notes). A run in the user's own folder is followed by the git
  * guard, so what a command planted in git metadata is refused whoever ran it.
  */
+import { realpath } from "node:fs/promises";
+import { homedir } from "node:os";
+import { isAbsolute } from "node:path";
 import type { UmbraConfig } from "../config/config.js";
 import type { Branch } from "../shadow/branch.js";
 import { checkGitAfterRun, type GitCheck, type GitGuard } from "./git-guard.js";
-import { type AdminPolicy, loadAdminPolicy, type PolicyFlags, resolvePolicy } from "./policy.js";
+import {
+  type AdminPolicy,
+  cachePaths,
+  isAtOrBelow,
+  loadAdminPolicy,
+  type PolicyFlags,
+  resolvePolicy,
+} from "./policy.js";
 import { type PreparedSandbox, prepareSandbox, runSandboxed } from "./run.js";
 import type { RunOptions, SandboxPolicy, SandboxRun } from "./types.js";
 
@@ -18,7 +28,10 @@ export interface SandboxRequest {
   config: Pick<UmbraConfig, "sandbox" | "index">;
   /** What the caller decides (mode, network, limits, writable roots); the admin policy still caps it. */
   flags?: PolicyFlags;
-  /** For `~`, caches, the data directory and the commands' environment (default: process.env). */
+  /**
+   * For `~`, caches, the data directory and the commands' environment (default: process.env); commands
+   * get GOCACHE in the private /tmp when the go build cache is absent or not writable.
+   */
   env?: NodeJS.ProcessEnv;
   /** The admin policy when the caller has loaded it already (default: loadAdminPolicy()). */
   admin?: AdminPolicy;
@@ -43,11 +56,20 @@ export interface WorkspaceSandbox {
   ): Promise<WorkspaceRun>;
   /** A sandbox to start long-lived processes in (language servers); `readableRoots` stay readable. */
   prepare(options?: { branch?: Branch; readableRoots?: string[] }): Promise<PreparedSandbox>;
+  /** The environment commands start with (before the policy's allowlist filters it). */
+  readonly env: NodeJS.ProcessEnv;
 }
 
+/** A build cache in the sandbox's private /tmp, for when the user's cannot be written. */
+const PRIVATE_GO_CACHE = "/tmp/umbra-go-build";
+
 export async function openSandbox(request: SandboxRequest): Promise<WorkspaceSandbox> {
-  const env = request.env ?? process.env;
   const { excludeDirs } = request.config.index;
+  let env = request.env ?? process.env;
+  // go fails outright without a build cache ("failed to initialize build cache"): on a machine that
+  // never ran go the default one does not exist yet, and the sandbox makes only existing caches
+  // writable (umbra writes nothing into the home folder). Commands then get a private one.
+  const goCache = cachePaths("go", env.HOME && isAbsolute(env.HOME) ? env.HOME : homedir(), env)[0] ?? "";
   const { policy, warnings, git } = await resolvePolicy({
     workspace: request.workspace,
     config: request.config.sandbox,
@@ -56,10 +78,14 @@ export async function openSandbox(request: SandboxRequest): Promise<WorkspaceSan
     env,
     walk: excludeDirs ? { excludeDirs } : {},
   });
+  const realGoCache = await realpath(goCache).catch(() => goCache);
+  if (!policy.writableRoots.some((root) => isAtOrBelow(realGoCache, root)))
+    env = { ...env, GOCACHE: PRIVATE_GO_CACHE };
   return {
     policy,
     warnings,
     ...(git ? { git } : {}),
+    env,
     async run(command, args, { timeoutMs, ...options } = {}) {
       const limited =
         timeoutMs === undefined ? policy : { ...policy, limits: { ...policy.limits, timeoutMs } };

@@ -1,5 +1,6 @@
 import {
   chmodSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -11,7 +12,9 @@ import {
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.js";
 import { backendFor, runSandboxed, SandboxError } from "../../src/sandbox/run.js";
+import { openSandbox } from "../../src/sandbox/sandbox.js";
 import type { Branch } from "../../src/shadow/branch.js";
 import { defaultPolicy } from "./helpers.js";
 
@@ -129,6 +132,30 @@ describe("without a sandbox", () => {
       expect(readdirSync(ws)).toEqual([]);
     } finally {
       rmSync(ws, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the go build cache", () => {
+  it("is the user's when it exists and is allowed; otherwise (go fails without one) a private one", async () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), "umbra-gocache-")));
+    try {
+      const ws = join(base, "ws");
+      mkdirSync(ws);
+      const env = { PATH: process.env.PATH ?? "", HOME: join(base, "home"), UMBRA_HOME: join(base, "data") };
+      const config = (caches: string[]) =>
+        loadConfig({ env: { XDG_CONFIG_HOME: join(base, "no-config") }, flags: { sandbox: { caches } } });
+      const absent = await openSandbox({ workspace: ws, config: config(["go"]), env, admin: {} });
+      expect(absent.env.GOCACHE).toBe("/tmp/umbra-go-build");
+      expect(existsSync(join(base, "home"))).toBe(false);
+      mkdirSync(join(base, "home", ".cache", "go-build"), { recursive: true });
+      const allowed = await openSandbox({ workspace: ws, config: config(["go"]), env, admin: {} });
+      expect(allowed.policy.writableRoots).toContain(join(base, "home", ".cache", "go-build"));
+      expect(allowed.env.GOCACHE).toBeUndefined();
+      const refused = await openSandbox({ workspace: ws, config: config([]), env, admin: {} });
+      expect(refused.env.GOCACHE).toBe("/tmp/umbra-go-build");
+    } finally {
+      rmSync(base, { recursive: true, force: true });
     }
   });
 });
