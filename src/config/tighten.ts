@@ -158,7 +158,8 @@ export function tightenWorkspaceLayer(workspace: Json, user: Json, file: string)
     for (const [key, value] of Object.entries(node)) {
       const path = [...keys, key];
       const name = path.join(".");
-      const rule = RULES[name];
+      // own keys only: `constructor`, `toString` or `__proto__` must not find Object.prototype's
+      const rule = Object.hasOwn(RULES, name) ? RULES[name] : undefined;
       if (rule === undefined && isObject(value) && Object.keys(RULES).some((k) => k.startsWith(`${name}.`))) {
         visit(value, path);
         continue;
