@@ -22,6 +22,7 @@ import { cp, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { workspaceDir } from "../config/paths.js";
+import { shownPath } from "../workspace/errors.js";
 import { DEFAULT_EXCLUDED_DIRS, excludedDirMatcher } from "../workspace/excluded-dirs.js";
 import { createLimiter } from "../workspace/limit.js";
 
@@ -533,7 +534,7 @@ export async function checkGitAfterRun(
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       warnings.push(
-        `could not move ${path} out of your folder (${reason}): remove it before running git there`,
+        `could not move ${shownPath(path)} out of your folder (${reason}): remove it before running git there`,
       );
     }
   }
@@ -543,10 +544,12 @@ export async function checkGitAfterRun(
     try {
       if (await exists(dotGit)) throw new Error(`${path} is still there`);
       await rename(original, dotGit);
-      warnings.push(`the command had renamed ${path} to ${from}; umbra put it back`);
+      warnings.push(`the command had renamed ${path} to ${shownPath(from)}; umbra put it back`);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      warnings.push(`the command renamed ${path} to ${from}, and umbra could not put it back (${reason})`);
+      warnings.push(
+        `the command renamed ${path} to ${shownPath(from)}, and umbra could not put it back (${reason})`,
+      );
     }
   }
   return { refused, warnings };
@@ -608,7 +611,7 @@ async function replacedDotGits(before: GitBefore): Promise<{
     if (original) restores.push({ dotGit, original });
     else
       warnings.push(
-        `the command moved ${dotGit} away and umbra could not find it beside it: look for it before running git there`,
+        `the command moved ${shownPath(dotGit)} away and umbra could not find it beside it: look for it before running git there`,
       );
   }
   return { found, restores, warnings };
@@ -618,7 +621,8 @@ async function replacedDotGits(before: GitBefore): Promise<{
 export function formatGitCheck(check: GitCheck): string {
   const lines = [
     ...check.refused.map(
-      (refusal) => `umbra: refused ${refusal.path}: ${refusal.why}; moved to ${refusal.movedTo}`,
+      (refusal) =>
+        `umbra: refused ${shownPath(refusal.path)}: ${refusal.why}; moved to ${shownPath(refusal.movedTo)}`,
     ),
     ...check.warnings.map((warning) => `umbra: warning: ${warning}`),
   ];
