@@ -2,7 +2,7 @@
  * Search probes: what the ignore rules hide now never comes back from `umbra search`, also when the
  * file was indexed before it was ignored (the index is not trusted to be current).
  */
-import { writeFile } from "node:fs/promises";
+import { link, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
@@ -62,5 +62,27 @@ describe("umbra grep", () => {
     expect(paths).not.toContain("billing/tax.ts");
     expect(paths.filter((path) => path.startsWith("inventory/") && path.endsWith(".py"))).toEqual([]);
     expect(paths).toContain("billing/invoice.ts");
+  });
+});
+
+describe("hard links to hidden files", () => {
+  it("attack hardlink: umbra grep and umbra search never show a hidden file through a hard link", async () => {
+    await writeFile(join(root, ".umbraignore"), ".env\nsecrets/\n");
+    await writeFile(join(root, ".env"), "WS_SECRET_needle=1\n");
+    await mkdir(join(root, "secrets"));
+    await writeFile(join(root, "secrets", "id.pem"), "WS_SECRET_needle pem\n");
+    await link(join(root, ".env"), join(root, "notes.txt"));
+    await link(join(root, "secrets", "id.pem"), join(root, "billing", "key.txt"));
+    await writeFile(join(root, "plain.txt"), "WS_SECRET_needle is only a word here\n");
+    await link(join(root, "plain.txt"), join(root, "plain-link.txt"));
+    const grep = umbraSync(env, ["grep", "--root", root, "--json", "WS_SECRET_needle"]);
+    const paths = (JSON.parse(grep.stdout) as { path: string }[]).map((match) => match.path).sort();
+    expect(paths).toEqual(["plain-link.txt", "plain.txt"]);
+    expect(umbraSync(env, ["index", root]).code).toBe(0);
+    const search = umbraSync(env, ["search", "--root", root, "--json", "WS_SECRET_needle"]);
+    expect(search.code, search.stderr).toBe(0);
+    expect(search.stdout).not.toContain("WS_SECRET_needle=1");
+    expect(search.stdout).not.toContain("pem");
+    expect(search.stdout).toContain("plain");
   });
 });
