@@ -1,11 +1,10 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { shownPath } from "../workspace/errors.js";
 import { umbraIgnoreMatcher } from "../workspace/ignore-rules.js";
-import { HARD_LINK_TO_HIDDEN, scanWorkspace } from "../workspace/scan.js";
+import { hardLinksToHidden } from "../workspace/scan.js";
 import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { printJson } from "./shared.js";
 
@@ -46,25 +45,12 @@ export async function grep(
   const ignored = umbraIgnoreMatcher(root);
   const kept: GrepMatch[] = [];
   for (const match of found) if (!(await ignored(match.path))) kept.push(match);
-  return withoutHiddenLinks(root, kept);
-}
-
-/**
- * Matches in another name (a hard link) of a hidden file are dropped too; the scan tells which files
- * those are, and it runs only when a matched file has more than one name.
- */
-async function withoutHiddenLinks(root: string, matches: GrepMatch[]): Promise<GrepMatch[]> {
-  const linked = new Set<string>();
-  for (const path of new Set(matches.map((match) => match.path))) {
-    const info = await lstat(join(root, path)).catch(() => undefined);
-    if (info?.isFile() && info.nlink > 1) linked.add(path);
-  }
-  if (linked.size === 0) return matches;
-  const { skipped } = await scanWorkspace(root);
-  const dropped = new Set(
-    skipped.filter((entry) => entry.detail === HARD_LINK_TO_HIDDEN).map((entry) => entry.path),
+  // another name (a hard link) of a hidden file is hidden too
+  const links = await hardLinksToHidden(
+    root,
+    kept.map((match) => match.path),
   );
-  return matches.filter((match) => !dropped.has(match.path));
+  return kept.filter((match) => !links.has(match.path));
 }
 
 /** ripgrep (the root's own ignore files given to it), else git grep. */

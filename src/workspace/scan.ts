@@ -1,6 +1,6 @@
 import { type Dirent, lstatSync, type Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
-import { resolve, sep } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { errorCode } from "./errors.js";
 import { DEFAULT_EXCLUDED_DIRS, excludedDirMatcher } from "./excluded-dirs.js";
 import { createPacer, createReadCheck, describeFsError } from "./file-access.js";
@@ -27,7 +27,7 @@ export { DEFAULT_EXCLUDED_DIRS } from "./excluded-dirs.js";
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 
 /** The `detail` of a file skipped because it is another name (a hard link) of a hidden file. */
-export const HARD_LINK_TO_HIDDEN = "a hard link to a file hidden by .umbraignore / .cursorignore";
+const HARD_LINK_TO_HIDDEN = "a hard link to a file hidden by .umbraignore / .cursorignore";
 /** Files and folders below hidden folders whose inodes are collected at most (only when hard links exist). */
 const MAX_HIDDEN_INODES = 20_000;
 
@@ -381,6 +381,22 @@ export async function scanWorkspace(root: string, options: ScanOptions = {}): Pr
   kept.sort(byPath);
   skipped.sort(byPath);
   return { files: kept, skipped };
+}
+
+/**
+ * The paths among `paths` (relative to `root`) that are another name (a hard link) of a file the
+ * .umbraignore / .cursorignore rules hide. Cheap when none has more than one name; else one scan.
+ */
+export async function hardLinksToHidden(root: string, paths: Iterable<string>): Promise<Set<string>> {
+  const linked: string[] = [];
+  for (const path of new Set(paths)) {
+    const info = lstatSync(join(root, path), { throwIfNoEntry: false });
+    if (info?.isFile() && info.nlink > 1) linked.push(path);
+  }
+  if (linked.length === 0) return new Set();
+  const { skipped } = await scanWorkspace(root);
+  const links = new Set(skipped.filter((entry) => entry.detail === HARD_LINK_TO_HIDDEN).map((e) => e.path));
+  return new Set(linked.filter((path) => links.has(path)));
 }
 
 function inodeKey(stats: Stats): string {

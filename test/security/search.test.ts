@@ -2,7 +2,7 @@
  * Search probes: what the ignore rules hide now never comes back from `umbra search`, also when the
  * file was indexed before it was ignored (the index is not trusted to be current).
  */
-import { link, mkdir, writeFile } from "node:fs/promises";
+import { link, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
@@ -84,5 +84,16 @@ describe("hard links to hidden files", () => {
     expect(search.stdout).not.toContain("WS_SECRET_needle=1");
     expect(search.stdout).not.toContain("pem");
     expect(search.stdout).toContain("plain");
+  });
+
+  it("attack hardlink-after-indexing: an indexed file replaced by a hard link to a hidden file shows nothing of it", async () => {
+    await writeFile(join(root, ".umbraignore"), ".env\n");
+    await writeFile(join(root, ".env"), "WS_SECRET_late=1\nexport function invoiceTotal() {}\n");
+    expect(umbraSync(env, ["index", root]).code).toBe(0);
+    await rm(join(root, "billing", "invoice.ts"));
+    await link(join(root, ".env"), join(root, "billing", "invoice.ts"));
+    const search = umbraSync(env, ["search", "--root", root, "--limit", "20", "invoice total tax money"]);
+    expect(search.code, search.stderr).toBe(0);
+    expect(search.stdout).not.toContain("WS_SECRET_late");
   });
 });
