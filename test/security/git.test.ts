@@ -452,6 +452,22 @@ describe("git variants: other ways to make the user's git run a command's code",
     userGitEverywhere();
   });
 
+  it("the user's global config: a relative core.hooksPath and an include of a file inside the folder", async () => {
+    initRepo(ws);
+    const globalConfig = join(base, "home", ".gitconfig");
+    writeFileSync(
+      globalConfig,
+      `[core]\n\thooksPath = .githooks\n[include]\n\tpath = ${join(ws, "local.gitconfig")}\n`,
+    );
+    const { result, check } = await attack(
+      `mkdir -p .githooks; printf '#!/bin/sh\\ntouch ${marker}\\n' > .githooks/pre-commit; chmod +x .githooks/pre-commit; printf '${evilConfig()}' > local.gitconfig; echo done`,
+    );
+    expect(result.stdout).toContain("done");
+    expect(existsSync(join(ws, ".githooks", "pre-commit"))).toBe(false);
+    expect(check.refused.map((r) => r.path)).toContain("local.gitconfig");
+    userGitEverywhere();
+  });
+
   it("the top .git folder swapped for a symlink to a planted repository", async () => {
     initRepo(ws);
     await attack(
