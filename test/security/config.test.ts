@@ -4,11 +4,16 @@
  * as every command does; what sends data off the machine, chooses a secret, loosens a limit or credential
  * hiding, or deletes the user's data must come out as the user's, and the file must never stop umbra.
  */
+import { existsSync, realpathSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SessionResult } from "../../src/agent/run.js";
+import { applyAndTest } from "../../src/cli/agent-command.js";
 import { loadConfig, type UmbraConfig } from "../../src/config/config.js";
+import { confirmTestCommand } from "../../src/config/trust.js";
+import { ensureHelper } from "../sandbox/helpers.js";
 
 let dir: string;
 let ws: string;
@@ -157,6 +162,34 @@ describe("a workspace's .umbra/config.json can only tighten", () => {
     await mkdir(join(ws, ".umbra"));
     await symlink(join(dir, "other", "config.json"), join(ws, ".umbra", "config.json"));
     expect(() => loadConfig({ workspaceRoot: ws, env })).toThrow(/symbolic link/);
+  });
+
+  it("attack config-testcommand-run: after an accept, a repository's test command runs only once confirmed, exactly", async () => {
+    ensureHelper();
+    const root = realpathSync(ws);
+    let accepted = 0;
+    const run = async (command: string) => {
+      const config = await load({ agent: { testCommand: command } });
+      const file = `n${++accepted}.txt`;
+      const result = {
+        session: `s-${accepted}`,
+        diff: `diff --git a/${file} b/${file}\nnew file mode 100644\n--- /dev/null\n+++ b/${file}\n@@ -0,0 +1 @@\n+x\n`,
+        files: [],
+      } as unknown as SessionResult;
+      return applyAndTest(root, result, config, {
+        quiet: true,
+        env: { ...process.env, ...env, UMBRA_HOME: join(dir, "data") },
+      });
+    };
+    const evil = "touch ran-unconfirmed";
+    expect((await run(evil)).tests).toBeUndefined();
+    confirmTestCommand(root, "npm test", { ...env, UMBRA_HOME: join(dir, "data") });
+    expect((await run(evil)).tests).toBeUndefined();
+    expect(existsSync(join(ws, "ran-unconfirmed"))).toBe(false);
+    confirmTestCommand(root, "touch ran-confirmed", { ...env, UMBRA_HOME: join(dir, "data") });
+    const confirmed = await run("touch ran-confirmed");
+    expect(confirmed.tests?.passed, confirmed.tests?.output).toBe(true);
+    expect(existsSync(join(ws, "ran-confirmed"))).toBe(true);
   });
 
   it("work: a repository tunes and tightens (lower limits, more hidden paths, read-only mode)", async () => {
