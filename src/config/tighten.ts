@@ -124,7 +124,9 @@ function judge(rule: Rule, value: unknown, current: unknown): { keep: unknown } 
       const extra = value.filter((entry) => !current.includes(entry));
       return extra.length === 0
         ? { keep: value }
-        : { why: `a repository may only narrow it (not add ${extra.map(String).join(", ")})` };
+        : {
+            why: `a repository may only narrow it (not add ${extra.map((e) => JSON.stringify(e)).join(", ")})`,
+          };
     }
     case "true":
       return value === true ? { keep: true } : { why: "a repository may only switch it on" };

@@ -192,6 +192,20 @@ describe("a workspace's .umbra/config.json can only tighten", () => {
     expect(existsSync(join(ws, "ran-confirmed"))).toBe(true);
   });
 
+  it("attack config-warning: an invalid value holding a newline or an escape is never quoted in the warning", async () => {
+    const fake = "x\numbra: all good\u001b]0;pwned\u0007";
+    await load({
+      sandbox: { mode: fake, caches: [fake] },
+      shadow: { gcAfterHours: 48 },
+      agent: { provider: fake },
+    });
+    expect(warnings.length).toBeGreaterThan(0);
+    for (const line of warnings) {
+      expect(line).not.toContain("\n");
+      expect(line).not.toContain("\u001b");
+    }
+  });
+
   it("work: a repository tunes and tightens (lower limits, more hidden paths, read-only mode)", async () => {
     const config = await load({
       index: { chunkTokens: 300 },
