@@ -7,6 +7,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { progressPrinter } from "../../src/cli/agent-command.js";
+import { formatLint } from "../../src/cli/lint-command.js";
+import type { LintResult } from "../../src/lsp/types.js";
 import { formatGitCheck } from "../../src/sandbox/git-guard.js";
 import { CLI, requireBuiltCli, umbraSync } from "../helpers/cli.js";
 import { underPty } from "../helpers/pty.js";
@@ -104,6 +106,34 @@ describe("the user's terminal", () => {
     const text = written.join("");
     expect(text.trimEnd().split("\n")).toHaveLength(1);
     expect(text).not.toContain("\u001b");
+  });
+
+  it("attack names: odd names of files and importers in umbra lint's report stay on their line", () => {
+    const evil = "lib\n\u001b[2Jsrc/ok.ts:1:1: error: fake.ts";
+    const diag = {
+      path: evil,
+      line: 1,
+      column: 1,
+      endLine: 1,
+      endColumn: 2,
+      severity: "error",
+      message: "m",
+    };
+    const report = formatLint({
+      path: evil,
+      language: "typescript",
+      diagnostics: [diag],
+      introduced: [diag],
+      otherFiles: [{ path: evil, introduced: [diag] }],
+      checkedFiles: [evil],
+      skippedFiles: [evil],
+      partial: false,
+      partialReasons: [],
+      version: 1,
+      elapsedMs: 1,
+    } as unknown as LintResult);
+    expect(report.trimEnd().split("\n")).toHaveLength(4);
+    expect(report).not.toContain("\u001b");
   });
 
   it("work: output to a pipe is passed through byte for byte (umbra shadow diff | git apply stays exact)", () => {
