@@ -392,6 +392,22 @@ describe("accept variants", () => {
     expect(existsSync(join(base, "escaped2.txt"))).toBe(false);
   });
 
+  it("a deletion of a tracked file the user changed since, or replaced by a folder of untracked files", async () => {
+    writeFileSync(join(ws, "b.txt"), "b\n");
+    commitAll();
+    writeFileSync(join(ws, "a.txt"), "the user's uncommitted work\n");
+    await rm(join(ws, "b.txt"));
+    mkdirSync(join(ws, "b.txt"));
+    writeFileSync(join(ws, "b.txt", "mine.txt"), "untracked\n");
+    const result = await accept([
+      { path: "a.txt", old: { content: "a\n" } },
+      { path: "b.txt", old: { content: "b\n" } },
+    ]);
+    expect(result.applied).toBe(false);
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("the user's uncommitted work\n");
+    expect(readFileSync(join(ws, "b.txt", "mine.txt"), "utf8")).toBe("untracked\n");
+  });
+
   it("work: the user's edit made after the agent started is kept by a 3-way merge", async () => {
     writeFileSync(join(ws, "a.txt"), "one\ntwo\nthree\nfour\nfive\nsix\n");
     commitAll();
