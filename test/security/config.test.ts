@@ -114,7 +114,7 @@ describe("a workspace's .umbra/config.json can only tighten", () => {
       { processes: "99999999", memoryBytes: "1e15" },
       { processes: null, memoryBytes: null, timeoutMs: null },
       { processes: -1, memoryBytes: 0, cpuSeconds: 1.5 },
-      { processes: 1e400, timeoutMs: Number.MAX_SAFE_INTEGER * 4 },
+      { processes: Number.POSITIVE_INFINITY, timeoutMs: Number.MAX_SAFE_INTEGER * 4 },
       { processes: [1], memoryBytes: { valueOf: 1 } },
     ]) {
       const config = await load({ sandbox: { limits, hideCredentials: "false", mode: "FULL-ACCESS" } });
