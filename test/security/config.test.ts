@@ -4,6 +4,7 @@
  * as every command does; what sends data off the machine, chooses a secret, loosens a limit or credential
  * hiding, or deletes the user's data must come out as the user's, and the file must never stop umbra.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, realpathSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -162,6 +163,14 @@ describe("a workspace's .umbra/config.json can only tighten", () => {
     await mkdir(join(ws, ".umbra"));
     await symlink(join(dir, "other", "config.json"), join(ws, ".umbra", "config.json"));
     expect(() => loadConfig({ workspaceRoot: ws, env })).toThrow(/symbolic link/);
+  });
+
+  it("attack config-file: a FIFO or a huge file as .umbra/config.json is refused at once, never read", async () => {
+    execFileSync("mkfifo", [join(ws, ".umbra", "config.json")]);
+    expect(() => loadConfig({ workspaceRoot: ws, env })).toThrow(/not a regular file/);
+    await rm(join(ws, ".umbra", "config.json"));
+    await writeFile(join(ws, ".umbra", "config.json"), `{"x":"${"a".repeat(2 * 1024 * 1024)}"}`);
+    expect(() => loadConfig({ workspaceRoot: ws, env })).toThrow(/larger than/);
   });
 
   it("attack config-testcommand-run: after an accept, a repository's test command runs only once confirmed, exactly", async () => {

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import {
   existsSync,
   linkSync,
@@ -473,6 +474,23 @@ describe("Node-side file access of agents", () => {
     symlinkSync(join(fakeHome, ".ssh", "id_rsa"), join(tree, "plain.txt"));
     const read = entry ? await view.readResolved(entry) : undefined;
     expect(read?.data.toString() ?? "").not.toContain("HOME_SECRET");
+  });
+
+  it("attack fifo-rules: FIFOs named like ignore files in the user's folder never block a tool", async () => {
+    mkdirSync(join(root, "fifo-rules"));
+    writeFileSync(join(root, "fifo-rules", "code.ts"), "export const x = 1;\n");
+    execFileSync("mkfifo", [
+      join(root, "fifo-rules", ".umbraignore"),
+      join(root, "fifo-rules", ".cursorignore"),
+    ]);
+    try {
+      expect((await call(readFileTool, { path: "fifo-rules/code.ts" })).ok).toBe(true);
+      expect((await call(listFilesTool, { path: "fifo-rules" })).output).toContain("code.ts");
+      const edited = await call(editTool, { path: "fifo-rules/code.ts", search: "x = 1", replace: "x = 2" });
+      expect(edited.ok, edited.output).toBe(true);
+    } finally {
+      rmSync(join(root, "fifo-rules"), { recursive: true });
+    }
   });
 
   it("work: edit a normal file, and a command sees it", async () => {
