@@ -2,7 +2,8 @@
  * Search probes: what the ignore rules hide now never comes back from `umbra search`, also when the
  * file was indexed before it was ignored (the index is not trusted to be current).
  */
-import { link, mkdir, rm, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { link, mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
@@ -63,6 +64,37 @@ describe("umbra grep", () => {
     expect(paths.filter((path) => path.startsWith("inventory/") && path.endsWith(".py"))).toEqual([]);
     expect(paths).toContain("billing/invoice.ts");
   });
+});
+
+describe("umbra grep in excluded folders, with and without ripgrep", () => {
+  for (const tool of ["ripgrep", "git grep"] as const) {
+    it(`attack nested-ignore-excluded: rules inside node_modules, build and .vercel apply (${tool})`, async () => {
+      execFileSync("git", ["init", "-q"], { cwd: root });
+      for (const dir of ["node_modules/pkg", "build", ".vercel/output"]) {
+        await mkdir(join(root, dir), { recursive: true });
+        await writeFile(join(root, dir, ".umbraignore"), "token.txt\n");
+        await writeFile(join(root, dir, "token.txt"), "WS_SECRET_grep token\n");
+        await writeFile(join(root, dir, "fine.txt"), "WS_SECRET_grep is a word\n");
+      }
+      const bin = join(home, "bin");
+      await mkdir(bin, { recursive: true });
+      await symlink(
+        execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim(),
+        join(bin, "git"),
+      );
+      const run = umbraSync(tool === "git grep" ? { ...env, PATH: bin } : env, [
+        "grep",
+        "--root",
+        root,
+        "--json",
+        "WS_SECRET_grep",
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      const paths = (JSON.parse(run.stdout) as { path: string }[]).map((match) => match.path);
+      expect(paths.filter((path) => path.endsWith("token.txt"))).toEqual([]);
+      expect(paths.some((path) => path.endsWith("fine.txt"))).toBe(true);
+    });
+  }
 });
 
 describe("hard links to hidden files", () => {
