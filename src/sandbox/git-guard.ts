@@ -611,7 +611,7 @@ async function replacedDotGits(before: GitBefore): Promise<{
     if (original) restores.push({ dotGit, original });
     else
       warnings.push(
-        `the command moved ${shownPath(dotGit)} away and umbra could not find it beside it: look for it before running git there`,
+        `the command removed or moved ${shownPath(dotGit)}, and umbra found it nowhere beside it: look for it before running git there`,
       );
   }
   return { found, restores, warnings };
