@@ -240,10 +240,16 @@ export interface GitBefore {
   dotGitIds: ReadonlyMap<string, string>;
 }
 
-/** Files of a bare-looking git directory that decide what git runs there (see BARE_GIT_DIR_NAMES). */
+/** Files of a bare-looking git directory that decide what git runs there (see looksLikeGitDir). */
 const BARE_CONTROL_FILES = ["HEAD", "config", "commondir", "config.worktree", "hooks"] as const;
-/** A folder holding all of these is a git directory to git: run in it or below it, git uses it. */
-const BARE_GIT_DIR_NAMES = ["HEAD", "objects", "refs"] as const;
+/**
+ * Whether a folder holding entries named `names` is a git directory to git (run in it or below it, git
+ * uses it): a HEAD, and objects and refs of its own or in the folder its `commondir` names.
+ */
+function looksLikeGitDir(names: readonly string[]): boolean {
+  const has = (name: string) => names.includes(name);
+  return has("HEAD") && (has("commondir") || (has("objects") && has("refs")));
+}
 /** Without a stamp file, a control file changed up to this long before the guard looked counts as new. */
 const CLOCK_SLACK_MS = 2_000;
 
@@ -419,8 +425,7 @@ async function listGitEntries(
     }
     seen += entries.length;
     if (seen > maxEntries) return false;
-    if (BARE_GIT_DIR_NAMES.every((name) => entries.some((entry) => entry.name === name)))
-      options.onBareGitDir?.(rel);
+    if (looksLikeGitDir(entries.map((entry) => entry.name))) options.onBareGitDir?.(rel);
     const pending: Promise<boolean>[] = [];
     for (const entry of entries) {
       const childAbs = join(abs, entry.name);
@@ -556,8 +561,9 @@ export async function checkGitAfterRun(
 }
 
 /**
- * The folders among `bareDirs` (workspace-relative) that hold a HEAD, objects and refs — a git directory
- * to git, which uses it when run in that folder or below it (`core.worktree` even gives it a work tree)
+ * The folders among `bareDirs` (workspace-relative) that hold a HEAD and objects and refs (or a
+ * commondir naming them) — a git directory to git, which uses it when run in that folder or below it
+ * (`core.worktree` even gives it a work tree)
  * — and whose control files changed during the run: their HEAD is moved out, which makes the folder no
  * git directory. Older ones (a test fixture of the user's) are left.
  */
@@ -580,7 +586,7 @@ async function plantedBareGitDirs(
     if (changed.some(Boolean))
       out.push({
         abs: join(dir, "HEAD"),
-        why: "the command made this folder a git directory (HEAD, objects, refs): git run there would use its configuration and hooks",
+        why: "the command made this folder a git directory (HEAD with objects and refs, or a commondir): git run there would use its configuration and hooks",
       });
   }
   return out;

@@ -349,6 +349,16 @@ describe("git variants: other ways to make the user's git run a command's code",
     userGitEverywhere(join(ws, "src"));
   });
 
+  it("a folder made a git directory by a HEAD and a commondir naming planted objects, refs and config", async () => {
+    initRepo(ws);
+    mkdirSync(join(ws, "src"));
+    const { check } = await attack(
+      `mkdir -p planted/objects planted/refs/heads && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = ../src\\n\\tfsmonitor = touch ${marker}\\n' > planted/config && echo 'ref: refs/heads/main' > src/HEAD && echo ../planted > src/commondir`,
+    );
+    expect(check.refused.map((r) => r.path)).toContain("src/HEAD");
+    userGitEverywhere(join(ws, "src"));
+  });
+
   it("the top of a folder that is no repository made a bare-looking git directory", async () => {
     mkdirSync(ws);
     writeFileSync(join(ws, "a.txt"), "a\n");
