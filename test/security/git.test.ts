@@ -478,6 +478,17 @@ describe("git variants: other ways to make the user's git run a command's code",
     userGitEverywhere();
   });
 
+  it("an existing nested repository's hooks folder stays read-only (a pre-commit hook planted there)", async () => {
+    initRepo(ws);
+    initRepo(join(ws, "tools", "lib"));
+    const { result } = await attack(
+      `printf '#!/bin/sh\\ntouch ${marker}\\n' > tools/lib/.git/hooks/pre-commit; chmod +x tools/lib/.git/hooks/pre-commit; echo done`,
+    );
+    expect(result.stdout).toContain("done");
+    expect(existsSync(join(ws, "tools", "lib", ".git", "hooks", "pre-commit"))).toBe(false);
+    userGitEverywhere(join(ws, "tools", "lib"));
+  });
+
   it("the top .git folder swapped for a symlink to a planted repository", async () => {
     initRepo(ws);
     await attack(
