@@ -489,6 +489,48 @@ describe("git variants: other ways to make the user's git run a command's code",
     userGitEverywhere(join(ws, "tools", "lib"));
   });
 
+  it(".git/config variants (pager, editor, sshCommand, drivers, includes) and attribute files planting a driver", async () => {
+    initRepo(ws);
+    const before = readFileSync(join(ws, ".git", "config"), "utf8");
+    const keys = [
+      "core.pager",
+      "core.editor",
+      "core.sshCommand",
+      "core.askPass",
+      "core.hooksPath",
+      "filter.evil.smudge",
+      "filter.evil.clean",
+      "filter.evil.process",
+      "diff.evil.textconv",
+      "diff.external",
+      "merge.evil.driver",
+      "include.path",
+      "includeIf.gitdir:/.path",
+      "alias.status",
+    ];
+    await attack(
+      [
+        ...keys.map((key) => `git config ${key} "touch ${marker}"`),
+        `git config --file .git/config core.fsmonitor "touch ${marker}"`,
+        `git config --worktree core.fsmonitor "touch ${marker}"`,
+        `printf '* filter=evil diff=evil merge=evil\\n' > .gitattributes`,
+        `mkdir -p .git/info && printf '* filter=evil diff=evil\\n' > .git/info/attributes`,
+        `cp .git/config /tmp/c && echo '[core] fsmonitor = touch ${marker}' >> /tmp/c && cat /tmp/c > .git/config`,
+        "echo done",
+      ].join("; "),
+    );
+    expect(readFileSync(join(ws, ".git", "config"), "utf8")).toBe(before);
+    writeFileSync(join(ws, "a.txt"), "changed\n");
+    userGitEverywhere();
+    for (const args of [["diff"], ["add", "-A"], ["checkout", "--", "a.txt"], ["log", "-p", "-1"]]) {
+      try {
+        git(ws, ...args);
+      } catch {
+        // refused or broken is not run
+      }
+    }
+  });
+
   it("the top .git folder swapped for a symlink to a planted repository", async () => {
     initRepo(ws);
     await attack(
