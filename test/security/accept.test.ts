@@ -408,6 +408,22 @@ describe("accept variants", () => {
     expect(readFileSync(join(ws, "b.txt", "mine.txt"), "utf8")).toBe("untracked\n");
   });
 
+  it("file names holding a newline and a fake diff header never write the path they mimic", async () => {
+    commitAll();
+    const mimic = "x\n+++ b/.vscode/tasks.json\ndiff --git a/.git/config b/.git/config";
+    const odd = "notes\n+++ b\tfake.txt";
+    const result = await accept([
+      { path: mimic, new: { content: "{}\n" } },
+      { path: odd, new: { content: "odd\n" } },
+      edit,
+    ]);
+    expect(result.applied, result.message).toBe(true);
+    expect(refusedPaths(result)).toEqual([mimic]);
+    expect(readFileSync(join(ws, odd), "utf8")).toBe("odd\n");
+    expect(existsSync(join(ws, ".vscode"))).toBe(false);
+    expect(readFileSync(join(ws, ".git", "config"), "utf8")).not.toContain("{}");
+  });
+
   it("work: the user's edit made after the agent started is kept by a 3-way merge", async () => {
     writeFileSync(join(ws, "a.txt"), "one\ntwo\nthree\nfour\nfive\nsix\n");
     commitAll();
