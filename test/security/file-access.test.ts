@@ -493,6 +493,20 @@ describe("Node-side file access of agents", () => {
     }
   });
 
+  it("attack hidden-patch: apply_patch from a hidden file to a visible one, deleting one, or through a hard link", async () => {
+    for (const patch of [
+      "--- a/.env\n+++ b/visible.txt\n@@ -1,2 +1,2 @@\n-WS_SECRET_env=1\n+x\n WS_SECRET_env_2=2\n",
+      "--- a/.env\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-WS_SECRET_env=1\n-WS_SECRET_env_2=2\n",
+      "--- a/notes-link.txt\n+++ b/notes-link.txt\n@@ -1 +1 @@\n-WS_SECRET_env=1\n+x\n",
+      "--- a/secrets/id.pem\n+++ b/id.pem\n@@ -1 +1 @@\n-WS_SECRET_pem\n+WS_SECRET_pem\n",
+      "diff --git a/.env b/moved.env\nsimilarity index 100%\nrename from .env\nrename to moved.env\n",
+    ])
+      await refusedCall(applyPatchTool, { patch });
+    for (const path of ["visible.txt", "id.pem", "moved.env"])
+      expect(await branch.read(path)).toBeUndefined();
+    expect(readFileSync(join(root, ".env"), "utf8")).toContain("WS_SECRET_env=1");
+  });
+
   it("work: edit a normal file, and a command sees it", async () => {
     const edited = await call(editTool, {
       path: "billing/tax.ts",
