@@ -56,6 +56,7 @@ function expectUsersOwn(config: UmbraConfig): void {
   expect(config.agent.testCommand).toBeUndefined();
   expect(config.shadow.gcAfterHours).toBeGreaterThanOrEqual(mine.shadow.gcAfterHours);
   expect(config.shadow.mode).toBe(mine.shadow.mode);
+  expect(config.index.excludeDirs).toEqual(mine.index.excludeDirs);
 }
 
 describe("a workspace's .umbra/config.json can only tighten", () => {
@@ -88,8 +89,9 @@ describe("a workspace's .umbra/config.json can only tighten", () => {
     expect(config.agent.provider).toBe("openai-compatible");
   });
 
-  it("attack config-loosen: credential hiding, limits, mode, writable roots, environment, network", async () => {
+  it("attack config-loosen: credential hiding, limits, mode, writable roots, environment, network, excluded folders", async () => {
     const config = await load({
+      index: { excludeDirs: ["src", "secrets"] },
       sandbox: {
         hideCredentials: false,
         mode: "full-access",
@@ -206,6 +208,17 @@ describe("a workspace's .umbra/config.json can only tighten", () => {
       expect(line).not.toContain("\n");
       expect(line).not.toContain("\u001b");
     }
+  });
+
+  it("work: a repository narrows the excluded folders of the user's list", async () => {
+    await mkdir(join(dir, "config", "umbra"), { recursive: true });
+    await writeFile(
+      join(dir, "config", "umbra", "config.json"),
+      JSON.stringify({ index: { excludeDirs: ["node_modules", "dist", "generated"] } }),
+    );
+    const config = await load({ index: { excludeDirs: ["node_modules"] } });
+    expect(config.index.excludeDirs).toEqual(["node_modules"]);
+    expect(warnings).toEqual([]);
   });
 
   it("work: a repository tunes and tightens (lower limits, more hidden paths, read-only mode)", async () => {

@@ -310,6 +310,21 @@ describe("git: umbra run says what it moved out", () => {
   });
 });
 
+describe("git: a workspace's config cannot blind the guard", () => {
+  it("index.excludeDirs in .umbra/config.json does not stop the check of new repositories below a folder", async () => {
+    requireBuiltCli();
+    initRepo(ws);
+    mkdirSync(join(ws, "src", "app"), { recursive: true });
+    mkdirSync(join(ws, ".umbra"));
+    writeFileSync(join(ws, ".umbra", "config.json"), JSON.stringify({ index: { excludeDirs: ["src"] } }));
+    const script = `git init -q src/app && git -C src/app config core.fsmonitor "touch ${marker}"`;
+    const run = umbraSync(env, ["run", "--root", ws, "--", "sh", "-c", script]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/refused src\/app\/\.git/);
+    userGitEverywhere(join(ws, "src", "app"));
+  });
+});
+
 describe("git: the test run after an accept is guarded the same way", () => {
   it("a test command that plants a nested repository: moved out and reported", async () => {
     initRepo(ws);
