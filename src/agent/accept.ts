@@ -6,7 +6,8 @@
  * - never a protected path: anything with a `.git` component (any case, as git itself refuses), editor
  *   and umbra settings (`.vscode`, `.idea`, `.umbra`, `*.code-workspace`), ignore files and
  *   `.gitmodules` at any depth, and whatever the sandbox keeps read-only in this folder (the git control
- *   files of the git guard, the core.hooksPath folder, include targets, configured protected paths);
+ *   files of the git guard, the core.hooksPath folder, include targets — also those that do not exist
+ *   yet —, configured protected paths);
  * - never a hidden path (.umbraignore / .cursorignore, configured hidden paths), nor anything below one;
  * - never a symbolic link that points outside the folder (absolute, or climbing out with `..`, also
  *   `name/..`, which climbs from wherever a link `name` leads), into git metadata, or at a protected or

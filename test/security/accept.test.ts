@@ -424,6 +424,21 @@ describe("accept variants", () => {
     expect(readFileSync(join(ws, ".git", "config"), "utf8")).not.toContain("{}");
   });
 
+  it("git configuration files that do not exist yet (include.path and includeIf targets)", async () => {
+    commitAll();
+    git("config", "--add", "include.path", "../team.gitconfig");
+    git("config", "--add", "includeIf.onbranch:main.path", "../later.gitconfig");
+    const evil = { content: "[core]\n\tfsmonitor = touch /tmp/pwned\n" };
+    const result = await accept([
+      { path: "team.gitconfig", new: evil },
+      { path: "later.gitconfig", new: evil },
+      edit,
+    ]);
+    expect(refusedPaths(result)).toEqual(["later.gitconfig", "team.gitconfig"]);
+    for (const path of ["team.gitconfig", "later.gitconfig"]) expect(existsSync(join(ws, path))).toBe(false);
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("a2\n");
+  });
+
   it("work: the user's edit made after the agent started is kept by a 3-way merge", async () => {
     writeFileSync(join(ws, "a.txt"), "one\ntwo\nthree\nfour\nfive\nsix\n");
     commitAll();
