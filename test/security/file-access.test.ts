@@ -507,6 +507,21 @@ describe("Node-side file access of agents", () => {
     expect(readFileSync(join(root, ".env"), "utf8")).toContain("WS_SECRET_env=1");
   });
 
+  it("attack path-length: over-long names and paths are refused with a reason, never crash a tool", async () => {
+    for (const path of ["x".repeat(300), `${"deep/".repeat(900)}f.ts`, `billing/${"y".repeat(256)}.ts`]) {
+      for (const [tool, input] of [
+        [readFileTool, { path }],
+        [editTool, { path, search: "", replace: "x\n" }],
+        [lintsTool, { path }],
+        [listFilesTool, { path }],
+      ] as const) {
+        const result = await call(tool, input);
+        expect(result.ok, result.output).toBe(false);
+      }
+    }
+    expect((await call(listFilesTool, {})).ok).toBe(true);
+  });
+
   it("work: edit a normal file, and a command sees it", async () => {
     const edited = await call(editTool, {
       path: "billing/tax.ts",
