@@ -6,10 +6,12 @@
  * - never a protected path: anything with a `.git` component (any case, as git itself refuses), editor
  *   and umbra settings (`.vscode`, `.idea`, `.umbra`, `*.code-workspace`), ignore files and
  *   `.gitmodules` at any depth, and whatever the sandbox keeps read-only in this folder (the git control
- *   files of the git guard, the core.hooksPath folder, include targets, configured protected paths);
+ *   files of the git guard, the core.hooksPath folder, include targets — also those that do not exist
+ *   yet —, configured protected paths);
  * - never a hidden path (.umbraignore / .cursorignore, configured hidden paths), nor anything below one;
- * - never a symbolic link that points outside the folder (absolute, or climbing out with `..`), into
- *   git metadata, or at a protected or hidden path; links inside are fine;
+ * - never a symbolic link that points outside the folder (absolute, or climbing out with `..`, also
+ *   `name/..`, which climbs from wherever a link `name` leads), into git metadata, or at a protected or
+ *   hidden path; links inside are fine;
  * - never a gitlink (mode 160000) or an unknown mode; a new file may be executable (100755, shown in the
  *   diff), an existing one is never made executable; setuid/setgid bits cannot be expressed in a diff;
  * - never replace a folder by a file or a link, nor write through a file or link of the user's where
@@ -259,6 +261,12 @@ async function linkRefusal(path: string, target: string, ctx: AcceptContext): Pr
   if (target === "" || target.includes("\n") || target.includes("\0")) return "not a valid link target";
   const outside = `a symbolic link to ${target}, outside the folder`;
   if (target.startsWith("/")) return outside;
+  // `name/..` climbs from wherever `name` leads, and `name` may be a link (of the user's, of this diff,
+  // or made later): only leading `..` components climb folders known to be real (the link's own).
+  const parts = target.split("/");
+  const firstName = parts.findIndex((part) => part !== "..");
+  if (firstName >= 0 && parts.slice(firstName).includes(".."))
+    return `a symbolic link to ${target}: a \`..\` after a name may lead anywhere through a link`;
   const resolved = posix.normalize(posix.join(posix.dirname(path), target));
   if (resolved === ".." || resolved.startsWith("../")) return outside;
   if (resolved === ".") return undefined;

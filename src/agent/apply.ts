@@ -135,12 +135,19 @@ async function screenDiff(
       return rel === undefined || rel === "" ? [] : [rel];
     });
   const hooks = new Set(inside(guard?.hooksPaths ?? []));
-  const protectedPaths = inside(policy.protectedPaths).map((path) => ({
-    path,
-    why: hooks.has(path)
-      ? "the git hooks folder (core.hooksPath) is protected"
-      : "protected: the sandbox keeps it read-only (git configuration, or a path your configuration protects)",
-  }));
+  const protectedPaths = [
+    ...inside(policy.protectedPaths).map((path) => ({
+      path,
+      why: hooks.has(path)
+        ? "the git hooks folder (core.hooksPath) is protected"
+        : "protected: the sandbox keeps it read-only (git configuration, or a path your configuration protects)",
+    })),
+    // absent git control files (an include target, commondir, config.worktree): git would read them
+    ...inside(guard?.watch ?? []).map((path) => ({
+      path,
+      why: "a git configuration file your git would read once it exists (an include target)",
+    })),
+  ];
   const sections = splitDiff(diff);
   const readable = sections.filter((section): section is DiffSection => !("unreadable" in section));
   const removed = readable.flatMap((s) => (s.oldPath && s.oldPath !== s.newPath ? [s.oldPath] : []));

@@ -14,6 +14,7 @@ import {
   firstApproving,
   terminalApprover,
 } from "../sandbox/index.js";
+import { shownPath } from "../workspace/errors.js";
 import { UsageError } from "./errors.js";
 import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { configFor, printJson } from "./shared.js";
@@ -71,7 +72,9 @@ export function progressPrinter(prefix = ""): (event: AgentEvent) => void {
       endText();
       pending.set(event.id, `${event.name} ${describeInput(event.name, event.input)}`);
     } else if (event.type === "tool-result") {
-      write(`${prefix}${event.ok ? "✓" : "✗"} ${pending.get(event.id) ?? event.name} — ${event.summary}\n`);
+      // one line each: a name holding a newline or an escape cannot fake a line
+      const call = shownPath(pending.get(event.id) ?? event.name);
+      write(`${prefix}${event.ok ? "✓" : "✗"} ${call} — ${shownPath(event.summary)}\n`);
     } else if (event.type === "retry") {
       endText();
       write(
@@ -143,7 +146,8 @@ export async function applyAndTest(
     config,
     ...(options.env ? { env: options.env } : {}),
   });
-  for (const { path, why } of apply.refused) write(`umbra agent: refused ${path}: ${why}\n`);
+  for (const { path, why } of apply.refused)
+    write(`umbra agent: refused ${shownPath(path)}: ${shownPath(why)}\n`);
   let tests: TestRun | undefined;
   const command = apply.applied ? await testCommandFor(root, config, options) : undefined;
   if (command) {
@@ -153,7 +157,9 @@ export async function applyAndTest(
       ...(options.quiet ? {} : { onOutput: (chunk: string) => write(chunk) }),
     });
     for (const { path, why, movedTo } of tests.refused)
-      write(`umbra agent: refused ${path} (made by the tests): ${why}; moved to ${movedTo}\n`);
+      write(
+        `umbra agent: refused ${shownPath(path)} (made by the tests): ${why}; moved to ${shownPath(movedTo)}\n`,
+      );
   }
   const session = new SessionWriter(result.session, sessionsDir(root, options.env));
   session.write({

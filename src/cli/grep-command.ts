@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { shownPath } from "../workspace/errors.js";
 import { umbraIgnoreMatcher } from "../workspace/ignore-rules.js";
+import { hardLinksToHidden } from "../workspace/scan.js";
 import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { printJson } from "./shared.js";
 
@@ -44,7 +45,12 @@ export async function grep(
   const ignored = umbraIgnoreMatcher(root);
   const kept: GrepMatch[] = [];
   for (const match of found) if (!(await ignored(match.path))) kept.push(match);
-  return kept;
+  // another name (a hard link) of a hidden file is hidden too
+  const links = await hardLinksToHidden(
+    root,
+    kept.map((match) => match.path),
+  );
+  return kept.filter((match) => !links.has(match.path));
 }
 
 /** ripgrep (the root's own ignore files given to it), else git grep. */

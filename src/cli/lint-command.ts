@@ -6,7 +6,7 @@ import { branchLauncher } from "../lsp/branch-launcher.js";
 import { LspHost } from "../lsp/index.js";
 import type { Diag, LintResult } from "../lsp/types.js";
 import { fork, gc } from "../shadow/index.js";
-import { FileAccessError } from "../workspace/errors.js";
+import { FileAccessError, shownPath } from "../workspace/errors.js";
 import { UsageError } from "./errors.js";
 import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { configFor, printJson, readStdin } from "./shared.js";
@@ -38,7 +38,7 @@ async function contentOf(flag: string | undefined): Promise<string | undefined> 
 
 function formatDiag(diag: Diag, introduced: boolean): string {
   const code = diag.code ? ` ${diag.source ? `${diag.source} ` : ""}${diag.code}` : "";
-  return `${diag.path}:${diag.line}:${diag.column}: ${diag.severity}${code}: ${diag.message.split("\n")[0]}${introduced ? "  [introduced]" : ""}`;
+  return `${shownPath(diag.path)}:${diag.line}:${diag.column}: ${diag.severity}${code}: ${diag.message.split("\n")[0]}${introduced ? "  [introduced]" : ""}`;
 }
 
 const sameDiag = (a: Diag, b: Diag) =>
@@ -56,7 +56,7 @@ export function formatLint(result: LintResult): string {
     for (const diag of other.introduced) lines.push(formatDiag(diag, true));
   const otherCount = result.otherFiles.reduce((n, file) => n + file.introduced.length, 0);
   lines.push(
-    `${result.diagnostics.length} diagnostic(s) in ${result.path}, ${result.introduced.length} introduced` +
+    `${result.diagnostics.length} diagnostic(s) in ${shownPath(result.path)}, ${result.introduced.length} introduced` +
       (otherCount > 0 ? `; ${otherCount} introduced in ${result.otherFiles.length} other file(s)` : "") +
       ` (${result.language}, ${Math.round(result.elapsedMs)} ms)`,
   );
@@ -65,7 +65,7 @@ export function formatLint(result: LintResult): string {
     lines.push(
       `checked ${result.checkedFiles.length} other file(s)` +
         (skipped.length > 0
-          ? `; skipped ${skipped.length} importer(s) past the limit: ${skipped.slice(0, 5).join(", ")}${skipped.length > 5 ? ", …" : ""}`
+          ? `; skipped ${skipped.length} importer(s) past the limit: ${skipped.slice(0, 5).map(shownPath).join(", ")}${skipped.length > 5 ? ", …" : ""}`
           : ""),
     );
   }

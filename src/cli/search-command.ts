@@ -3,6 +3,7 @@ import { openIndex } from "../index/open.js";
 import { search } from "../index/search/searcher.js";
 import { shownPath } from "../workspace/errors.js";
 import { readIfRegular } from "../workspace/rooted.js";
+import { hardLinksToHidden } from "../workspace/scan.js";
 import { UsageError } from "./errors.js";
 import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { configFor, printJson, readStdin } from "./shared.js";
@@ -53,7 +54,13 @@ export function registerSearch(program: Command): void {
             return;
           }
           if (hits.length === 0) process.stdout.write("no results\n");
+          // a file that became another name (a hard link) of a hidden file since it was indexed
+          const links = await hardLinksToHidden(
+            index.root,
+            hits.map((hit) => hit.path),
+          );
           for (const hit of hits) {
+            if (links.has(hit.path)) continue;
             const where = `${shownPath(hit.path)}:${hit.startLine}-${hit.endLine}`;
             const flags = `${hit.symbol ? `  ${hit.symbol}` : ""}${hit.stale ? "  [stale]" : ""}`;
             process.stdout.write(`${where}${flags}\n`);

@@ -329,9 +329,22 @@ export function loadConfig(options: LoadConfigOptions = {}): UmbraConfig {
     const issue = result.error.issues[0];
     const path = issue?.path ?? [];
     if (!sets(workspace, path) || path.length === 0) throw invalid(issue);
-    options.onWarning?.(`${path.join(".")} in ${file} is ignored: ${issue?.message ?? "invalid"}`);
+    options.onWarning?.(`${path.join(".")} in ${file} is ignored: ${unquoted(issue)}`);
     workspace = withoutPath(workspace, path.map(String));
   }
+}
+
+/**
+ * Why a workspace value is invalid, without quoting the value: it comes from the repository and could
+ * hold a newline that fakes a line of umbra's own, or a terminal escape.
+ */
+function unquoted(issue: z.ZodIssue | undefined): string {
+  if (issue === undefined) return "invalid";
+  if (issue.code === "invalid_enum_value")
+    return `expected one of ${issue.options.map((option) => JSON.stringify(option)).join(", ")}`;
+  if (issue.code === "invalid_literal") return `expected ${JSON.stringify(issue.expected)}`;
+  // zod's other messages name types and bounds only
+  return issue.message;
 }
 
 /** `layer` without the setting at `keys` (copies along the path). */

@@ -15,7 +15,7 @@ function isObject(value: unknown): value is Json {
  * - `free`: any value (tuning that neither sends data anywhere nor loosens a limit);
  * - `min` / `max`: a number at most / at least the user's (a tighter limit; gc that keeps data longer);
  * - `union`: workspace-relative paths added to the user's list (more hidden or protected paths);
- * - `subset`: only entries the user's list has (fewer writable caches);
+ * - `subset`: only entries the user's list has (fewer writable caches, fewer excluded folders);
  * - `true`: can only be switched on (credential hiding);
  * - `mode`: read-only < workspace-write, never wider than the user's;
  * - `confirm`: kept, but used only after the user confirmed it once for this repository;
@@ -30,7 +30,8 @@ const OFF_MACHINE = {
 
 const RULES: Record<string, Rule> = {
   "index.maxFileBytes": "min",
-  "index.excludeDirs": "free",
+  // an excluded folder is one the sandbox's walk and the git guard do not look inside
+  "index.excludeDirs": "subset",
   "index.chunkTokens": "free",
   "index.embedder": OFF_MACHINE,
   "index.batchSize": "min",
@@ -120,11 +121,15 @@ function judge(rule: Rule, value: unknown, current: unknown): { keep: unknown } 
       return { keep: [...(Array.isArray(current) ? current : []), ...value] };
     }
     case "subset": {
-      if (!Array.isArray(value) || !Array.isArray(current)) return { keep: value };
+      if (!Array.isArray(value)) return { keep: value };
+      if (!Array.isArray(current))
+        return { why: "a repository may only narrow a list set in ~/.config/umbra/config.json" };
       const extra = value.filter((entry) => !current.includes(entry));
       return extra.length === 0
         ? { keep: value }
-        : { why: `a repository may only narrow it (not add ${extra.map(String).join(", ")})` };
+        : {
+            why: `a repository may only narrow it (not add ${extra.map((e) => JSON.stringify(e)).join(", ")})`,
+          };
     }
     case "true":
       return value === true ? { keep: true } : { why: "a repository may only switch it on" };
@@ -158,7 +163,8 @@ export function tightenWorkspaceLayer(workspace: Json, user: Json, file: string)
     for (const [key, value] of Object.entries(node)) {
       const path = [...keys, key];
       const name = path.join(".");
-      const rule = RULES[name];
+      // own keys only: `constructor`, `toString` or `__proto__` must not find Object.prototype's
+      const rule = Object.hasOwn(RULES, name) ? RULES[name] : undefined;
       if (rule === undefined && isObject(value) && Object.keys(RULES).some((k) => k.startsWith(`${name}.`))) {
         visit(value, path);
         continue;

@@ -18,10 +18,11 @@
  */
 import { execFile } from "node:child_process";
 import type { Dirent } from "node:fs";
-import { cp, lstat, mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
+import { cp, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { workspaceDir } from "../config/paths.js";
+import { shownPath } from "../workspace/errors.js";
 import { DEFAULT_EXCLUDED_DIRS, excludedDirMatcher } from "../workspace/excluded-dirs.js";
 import { createLimiter } from "../workspace/limit.js";
 
@@ -226,7 +227,49 @@ export interface GitControlPaths {
   gitDirs: string[];
   /** Where module and worktree git directories live (`<common dir>` of each repository in the workspace). */
   commonDirs: string[];
+  /** What was there before the run, to tell afterwards what the command replaced or planted. */
+  before: GitBefore;
   warnings: string[];
+}
+
+/** The state before a run that checkGitAfterRun compares with. */
+export interface GitBefore {
+  /** When the guard looked, on the filesystems' clock (ms): control files changed later are the command's. */
+  since: number;
+  /** Device and inode of each `.git` folder of the workspace and its nested repositories, by absolute path. */
+  dotGitIds: ReadonlyMap<string, string>;
+}
+
+/** Files of a bare-looking git directory that decide what git runs there (see looksLikeGitDir). */
+const BARE_CONTROL_FILES = ["HEAD", "config", "commondir", "config.worktree", "hooks"] as const;
+/**
+ * Whether a folder holding entries named `names` is a git directory to git (run in it or below it, git
+ * uses it): a HEAD, and objects and refs of its own or in the folder its `commondir` names.
+ */
+function looksLikeGitDir(names: readonly string[]): boolean {
+  const has = (name: string) => names.includes(name);
+  return has("HEAD") && (has("commondir") || (has("objects") && has("refs")));
+}
+/** Without a stamp file, a control file changed up to this long before the guard looked counts as new. */
+const CLOCK_SLACK_MS = 2_000;
+
+/**
+ * "Now" on the filesystems' clock (coarse: it may lag Date.now() by a tick), read as the change time of
+ * a stamp file written in the data directory: a file changed after the guard looked has a later one.
+ */
+async function filesystemNow(root: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const file = join(workspaceDir(root, env), "git-guard.stamp");
+  try {
+    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+    await writeFile(file, `${process.pid} ${Date.now()}\n`, { mode: 0o600 });
+    return (await lstat(file)).ctimeMs;
+  } catch {
+    return Date.now() - CLOCK_SLACK_MS;
+  }
+}
+
+function identity(info: { dev: number; ino: number }): string {
+  return `${info.dev}:${info.ino}`;
 }
 
 /**
@@ -243,6 +286,8 @@ export async function gitControlPaths(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<GitControlPaths> {
   const home = env.HOME && isAbsolute(env.HOME) ? env.HOME : homedir();
+  const since = await filesystemNow(root, env);
+  const dotGitIds = new Map<string, string>();
   const protect = new Set<string>();
   const absent = new Set<string>();
   const hooksPaths = new Set<string>();
@@ -265,6 +310,7 @@ export async function gitControlPaths(
         const dotGit = join(dir, ".git");
         const kind = await lstat(dotGit).catch(() => undefined);
         if (kind && !kind.isDirectory()) protect.add(dotGit);
+        if (kind?.isDirectory()) dotGitIds.set(dotGit, identity(kind));
         const target = await gitFileTarget(dotGit);
         if (target) gitDirs.add(target);
         // Both asked at once; the settings count only when `dir` is a repository's top (or the workspace).
@@ -305,6 +351,7 @@ export async function gitControlPaths(
     hooksPaths: [...hooksPaths].sort(),
     gitDirs: [...gitDirs].sort(),
     commonDirs: [...commonDirs].sort(),
+    before: { since, dotGitIds },
     warnings,
   };
 }
@@ -328,6 +375,8 @@ export interface GitGuard {
   commonDirs: readonly string[];
   /** Paths the command could not write (hidden): not walked. */
   skip: readonly string[];
+  /** What was there before the run (absent: only new `.git` entries and control files are found). */
+  before?: GitBefore;
   excludeDirs: readonly string[];
   maxEntries: number;
 }
@@ -353,7 +402,13 @@ export interface GitCheck {
  */
 async function listGitEntries(
   root: string,
-  options: { excludeDirs?: readonly string[]; skip?: readonly string[]; maxEntries?: number } = {},
+  options: {
+    excludeDirs?: readonly string[];
+    skip?: readonly string[];
+    maxEntries?: number;
+    /** Told the workspace-relative path of each folder that looks like a git directory to git. */
+    onBareGitDir?: (rel: string) => void;
+  } = {},
 ): Promise<string[] | undefined> {
   const isExcluded = excludedDirMatcher(options.excludeDirs ?? DEFAULT_EXCLUDED_DIRS);
   const skip = new Set(options.skip ?? []);
@@ -370,6 +425,7 @@ async function listGitEntries(
     }
     seen += entries.length;
     if (seen > maxEntries) return false;
+    if (looksLikeGitDir(entries.map((entry) => entry.name))) options.onBareGitDir?.(rel);
     const pending: Promise<boolean>[] = [];
     for (const entry of entries) {
       const childAbs = join(abs, entry.name);
@@ -426,7 +482,15 @@ export async function checkGitAfterRun(
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const refused: GitRefusal[] = [];
   const warnings: string[] = [];
-  const found: { abs: string; why: string }[] = [];
+  // a .git folder renamed away and replaced: the new one is moved out below, the old one put back
+  const replaced = guard.before
+    ? await replacedDotGits(guard.before)
+    : { found: [], restores: [], warnings: [] };
+  const found: { abs: string; why: string }[] = replaced.found.map((abs) => ({
+    abs,
+    why: "the command replaced this .git folder by one of its own: git run here would use its configuration and hooks",
+  }));
+  warnings.push(...replaced.warnings);
   for (const path of guard.watch) {
     if (await exists(path))
       found.push({
@@ -446,11 +510,16 @@ export async function checkGitAfterRun(
   if (guard.entries === undefined) {
     warnings.push("the folder has too many entries to check it for new git repositories made by the command");
   } else {
+    const bareDirs: string[] = [];
     const after = await listGitEntries(guard.root, {
       excludeDirs: guard.excludeDirs,
       skip: guard.skip,
       maxEntries: guard.maxEntries,
+      onBareGitDir: (rel) => bareDirs.push(rel),
     });
+    const originals = new Set(replaced.restores.map((restore) => restore.original));
+    const planted = bareDirs.filter((rel) => !originals.has(join(guard.root, rel)));
+    if (guard.before) found.push(...(await plantedBareGitDirs(guard.root, planted, guard.before.since)));
     for (const rel of after ?? []) {
       if (guard.entries.has(rel)) continue;
       found.push({
@@ -463,25 +532,103 @@ export async function checkGitAfterRun(
     }
   }
   for (const { abs, why } of found) {
-    if (await isEmptyDir(abs)) continue;
+    if ((await isEmptyDir(abs)) && !replaced.found.includes(abs)) continue;
     const path = relative(guard.root, abs).split(sep).join("/");
     try {
       refused.push({ path, why, movedTo: await quarantine(guard.root, abs, stamp, env) });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       warnings.push(
-        `could not move ${path} out of your folder (${reason}): remove it before running git there`,
+        `could not move ${shownPath(path)} out of your folder (${reason}): remove it before running git there`,
+      );
+    }
+  }
+  for (const { dotGit, original } of replaced.restores) {
+    const path = relative(guard.root, dotGit).split(sep).join("/");
+    const from = relative(guard.root, original).split(sep).join("/");
+    try {
+      if (await exists(dotGit)) throw new Error(`${path} is still there`);
+      await rename(original, dotGit);
+      warnings.push(`the command had renamed ${path} to ${shownPath(from)}; umbra put it back`);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      warnings.push(
+        `the command renamed ${path} to ${shownPath(from)}, and umbra could not put it back (${reason})`,
       );
     }
   }
   return { refused, warnings };
 }
 
+/**
+ * The folders among `bareDirs` (workspace-relative) that hold a HEAD and objects and refs (or a
+ * commondir naming them) — a git directory to git, which uses it when run in that folder or below it
+ * (`core.worktree` even gives it a work tree)
+ * — and whose control files changed during the run: their HEAD is moved out, which makes the folder no
+ * git directory. Older ones (a test fixture of the user's) are left.
+ */
+async function plantedBareGitDirs(
+  root: string,
+  bareDirs: readonly string[],
+  since: number,
+): Promise<{ abs: string; why: string }[]> {
+  const out: { abs: string; why: string }[] = [];
+  for (const rel of bareDirs) {
+    const dir = join(root, rel);
+    const changed = await Promise.all(
+      BARE_CONTROL_FILES.map((name) =>
+        lstat(join(dir, name)).then(
+          (info) => info.ctimeMs > since,
+          () => false,
+        ),
+      ),
+    );
+    if (changed.some(Boolean))
+      out.push({
+        abs: join(dir, "HEAD"),
+        why: "the command made this folder a git directory (HEAD with objects and refs, or a commondir): git run there would use its configuration and hooks",
+      });
+  }
+  return out;
+}
+
+/**
+ * `.git` folders that the command replaced (renamed away, then a new one made in their place): the new
+ * one is moved out; the old one is put back when it is still beside it under another name.
+ */
+async function replacedDotGits(before: GitBefore): Promise<{
+  found: string[];
+  restores: { dotGit: string; original: string }[];
+  warnings: string[];
+}> {
+  const found: string[] = [];
+  const restores: { dotGit: string; original: string }[] = [];
+  const warnings: string[] = [];
+  for (const [dotGit, id] of before.dotGitIds) {
+    const now = await lstat(dotGit).catch(() => undefined);
+    if (now && identity(now) === id) continue;
+    const folder = dirname(dotGit);
+    let original: string | undefined;
+    for (const name of await readdir(folder).catch(() => [] as string[])) {
+      const info = await lstat(join(folder, name)).catch(() => undefined);
+      if (info && identity(info) === id) original = join(folder, name);
+    }
+    if (now) found.push(dotGit);
+    if (original) restores.push({ dotGit, original });
+    else
+      warnings.push(
+        `the command removed or moved ${shownPath(dotGit)}, and umbra found it nowhere beside it: look for it before running git there`,
+      );
+  }
+  return { found, restores, warnings };
+}
+
 /** The lines `umbra` prints on stderr for a check. */
 export function formatGitCheck(check: GitCheck): string {
   const lines = [
     ...check.refused.map(
-      (refusal) => `umbra: refused ${refusal.path}: ${refusal.why}; moved to ${refusal.movedTo}`,
+      (refusal) =>
+        `umbra: refused ${shownPath(refusal.path)}: ${refusal.why}; moved to ${shownPath(refusal.movedTo)}`,
     ),
     ...check.warnings.map((warning) => `umbra: warning: ${warning}`),
   ];

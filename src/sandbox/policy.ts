@@ -854,6 +854,7 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
         gitDirs: new Set(control.gitDirs),
         hooksPaths: control.hooksPaths,
         commonDirs: control.commonDirs,
+        before: control.before,
         skip: hiddenPaths,
         excludeDirs: input.walk?.excludeDirs ?? DEFAULT_EXCLUDED_DIRS,
         maxEntries: input.walk?.maxEntries ?? 1_000_000,

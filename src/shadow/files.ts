@@ -345,12 +345,24 @@ function inodeKey(stats: Stats): string {
   return `${stats.dev}:${stats.ino}`;
 }
 
+/** The longest name and path a filesystem takes (NAME_MAX, PATH_MAX less room for the layer's folder). */
+const MAX_NAME_BYTES = 255;
+const MAX_PATH_BYTES = 3072;
+
 function checkedRel(path: string, allowRoot = false): string {
+  let rel: string;
   try {
-    return normalizeRelPath(path, allowRoot);
+    rel = normalizeRelPath(path, allowRoot);
   } catch (error) {
     throw new FileAccessError("INVALID_PATH", path, (error as Error).message, { cause: error });
   }
+  // refused here, not met as ENAMETOOLONG deep in a layer (whose message names the data directory)
+  if (
+    Buffer.byteLength(rel) > MAX_PATH_BYTES ||
+    rel.split("/").some((part) => Buffer.byteLength(part) > MAX_NAME_BYTES)
+  )
+    throw new FileAccessError("INVALID_PATH", path, `${shownPath(rel.slice(0, 80))}… is too long a path`);
+  return rel;
 }
 
 function outside(rel: string): FileAccessError {

@@ -1,6 +1,6 @@
 import { type Dirent, lstatSync, type Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
-import { resolve, sep } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { errorCode } from "./errors.js";
 import { DEFAULT_EXCLUDED_DIRS, excludedDirMatcher } from "./excluded-dirs.js";
 import { createPacer, createReadCheck, describeFsError } from "./file-access.js";
@@ -25,6 +25,11 @@ import type { ScannedFile, ScanResult, ScanSkipReason, SkippedEntry } from "./ty
 export { DEFAULT_EXCLUDED_DIRS } from "./excluded-dirs.js";
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+
+/** The `detail` of a file skipped because it is another name (a hard link) of a hidden file. */
+const HARD_LINK_TO_HIDDEN = "a hard link to a file hidden by .umbraignore / .cursorignore";
+/** Files and folders below hidden folders whose inodes are collected at most (only when hard links exist). */
+const MAX_HIDDEN_INODES = 20_000;
 
 export interface ScanOptions {
   /** Files larger than this are skipped as "too-large". Default 1 MiB. */
@@ -165,6 +170,13 @@ export async function scanWorkspace(root: string, options: ScanOptions = {}): Pr
   const files: ScannedFile[] = [];
   const skipped: SkippedEntry[] = [];
   const linkedDirs = new Set<string>();
+  /** Files with more than one name, by path: each may be a hidden file under a visible name. */
+  const hardLinked = new Map<string, string>();
+  /** Absolute paths of what the .umbraignore / .cursorignore rules hide (files and folders). */
+  const hidden: string[] = [];
+  const noteHidden = (context: IgnoreContext, rel: string, abs: string, isDir: boolean): void => {
+    if (context.umbra && matchIgnore({ umbra: context.umbra }, rel, isDir)) hidden.push(abs);
+  };
 
   const skip = (path: string, reason: ScanSkipReason, detail?: string, dir?: boolean): void => {
     const entry: SkippedEntry = { path, reason };
@@ -181,6 +193,7 @@ export async function scanWorkspace(root: string, options: ScanOptions = {}): Pr
     const unreadable = checkReadable(abs, stats);
     if (unreadable !== undefined) skip(rel, "unreadable", unreadable);
     else files.push({ path: rel, size: stats.size, mtimeMs: stats.mtimeMs });
+    if (unreadable === undefined && stats.nlink > 1) hardLinked.set(rel, inodeKey(stats));
   };
 
   const loadRules = async (visit: DirVisit, entries: Dirent[]): Promise<IgnoreContext> => {
@@ -262,7 +275,10 @@ export async function scanWorkspace(root: string, options: ScanOptions = {}): Pr
       inTracked = known;
     }
     const mark = matchIgnore(context, rel, true);
-    if (mark) return skip(rel, "ignored", mark, true);
+    if (mark) {
+      noteHidden(context, rel, `${visit.abs}${sep}${name}`, true);
+      return skip(rel, "ignored", mark, true);
+    }
     const real = `${visit.real}${visit.real.endsWith(sep) ? "" : sep}${name}`;
     const abs = `${visit.abs}${sep}${name}`;
     const chain = { real, parent: visit.chain };
@@ -312,8 +328,10 @@ export async function scanWorkspace(root: string, options: ScanOptions = {}): Pr
         track(visitLink(visit, context, name, rel));
       } else {
         const mark = matchIgnore(context, rel, false);
-        if (mark) skip(rel, "ignored", mark);
-        else if (kind === "special") skip(rel, "special", "socket, fifo or device");
+        if (mark) {
+          noteHidden(context, rel, `${visit.abs}${sep}${name}`, false);
+          skip(rel, "ignored", mark);
+        } else if (kind === "special") skip(rel, "special", "socket, fifo or device");
         else plainFiles.push(stats ? { name, stats } : { name });
       }
     };
@@ -359,7 +377,59 @@ export async function scanWorkspace(root: string, options: ScanOptions = {}): Pr
   );
   signal?.throwIfAborted();
 
-  files.sort(byPath);
+  const kept = hardLinked.size > 0 ? await withoutHiddenLinks(files, hardLinked, hidden, skip) : files;
+  kept.sort(byPath);
   skipped.sort(byPath);
-  return { files, skipped };
+  return { files: kept, skipped };
+}
+
+/**
+ * The paths among `paths` (relative to `root`) that are another name (a hard link) of a file the
+ * .umbraignore / .cursorignore rules hide. Cheap when none has more than one name; else one scan.
+ */
+export async function hardLinksToHidden(root: string, paths: Iterable<string>): Promise<Set<string>> {
+  const linked: string[] = [];
+  for (const path of new Set(paths)) {
+    const info = lstatSync(join(root, path), { throwIfNoEntry: false });
+    if (info?.isFile() && info.nlink > 1) linked.push(path);
+  }
+  if (linked.length === 0) return new Set();
+  const { skipped } = await scanWorkspace(root);
+  const links = new Set(skipped.filter((entry) => entry.detail === HARD_LINK_TO_HIDDEN).map((e) => e.path));
+  return new Set(linked.filter((path) => links.has(path)));
+}
+
+function inodeKey(stats: Stats): string {
+  return `${stats.dev}:${stats.ino}`;
+}
+
+/**
+ * `files` without the other names of hidden files: a hard link `notes.txt` to a hidden `.env` holds the
+ * secret under a name no rule matches. Only looked for when some file has more than one name.
+ */
+async function withoutHiddenLinks(
+  files: ScannedFile[],
+  hardLinked: ReadonlyMap<string, string>,
+  hidden: readonly string[],
+  skip: (path: string, reason: ScanSkipReason, detail?: string) => void,
+): Promise<ScannedFile[]> {
+  const inodes = new Set<string>();
+  const collect = async (abs: string): Promise<void> => {
+    if (inodes.size >= MAX_HIDDEN_INODES) return;
+    const info = lstatSync(abs, { throwIfNoEntry: false });
+    if (!info || info.isSymbolicLink()) return;
+    if (!info.isDirectory()) {
+      inodes.add(inodeKey(info));
+      return;
+    }
+    const names = await readdir(abs).catch(() => [] as string[]);
+    for (const name of names) await collect(`${abs}${sep}${name}`);
+  };
+  for (const abs of hidden) await collect(abs);
+  return files.filter((file) => {
+    const key = hardLinked.get(file.path);
+    if (key === undefined || !inodes.has(key)) return true;
+    skip(file.path, "ignored", HARD_LINK_TO_HIDDEN);
+    return false;
+  });
 }

@@ -314,3 +314,152 @@ describe("accept: a diff that says one thing and holds another", () => {
     expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("a\n");
   });
 });
+
+describe("accept variants", () => {
+  const link = (path: string, target: string): Change => ({ path, new: { content: target, mode: "120000" } });
+
+  it("a link that climbs out through another link of the same diff (d -> ., e -> d/..)", async () => {
+    commitAll();
+    mkdirSync(join(ws, "sub"));
+    const result = await accept([link("d", "."), link("e", "d/.."), link("sub/f", "../d/../x"), edit]);
+    expect(refusedPaths(result)).toEqual(["e", "sub/f"]);
+    expect(existsSync(join(ws, "e"))).toBe(false);
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("a2\n");
+  });
+
+  it("a link that climbs out through a link of the user's folder (ext/..)", async () => {
+    commitAll();
+    mkdirSync(join(base, "outside", "deep"), { recursive: true });
+    symlinkSync(join(base, "outside", "deep"), join(ws, "ext"));
+    const result = await accept([link("e", "ext/.."), link("f", "ext/../../x")]);
+    expect(refusedPaths(result)).toEqual(["e", "f"]);
+    expect(existsSync(join(ws, "e"))).toBe(false);
+  });
+
+  it("a rename of a tracked file over a hidden file, and of a hidden file to a visible name", async () => {
+    writeFileSync(join(ws, ".umbraignore"), ".env\n");
+    writeFileSync(join(ws, ".env"), "TOKEN=1\n");
+    commitAll();
+    const rename = (from: string, to: string) =>
+      `diff --git a/${from} b/${to}\nsimilarity index 100%\nrename from ${from}\nrename to ${to}\n`;
+    const copy = (from: string, to: string) =>
+      `diff --git a/${from} b/${to}\nsimilarity index 100%\ncopy from ${from}\ncopy to ${to}\n`;
+    const result = await accept(
+      rename("a.txt", ".env") + rename(".env", "leak.txt") + copy(".env", "copy.txt"),
+    );
+    expect(result.applied).toBe(false);
+    expect(readFileSync(join(ws, ".env"), "utf8")).toBe("TOKEN=1\n");
+    for (const path of ["leak.txt", "copy.txt"]) expect(existsSync(join(ws, path))).toBe(false);
+  });
+
+  it("case, trailing-dot and zero-width variants of protected names", async () => {
+    commitAll();
+    const evil = { content: "{}\n" };
+    const result = await accept([
+      { path: ".VSCode/tasks.json", new: evil },
+      { path: ".Umbra/config.json", new: evil },
+      { path: ".GITMODULES", new: evil },
+      { path: "pkg/.gitignore.", new: evil },
+      { path: ".vscode /tasks.json", new: evil },
+      { path: ".g\u200bit/config", new: evil },
+      { path: "x.Code-Workspace", new: evil },
+      edit,
+    ]);
+    expect(result.refused).toHaveLength(7);
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("a2\n");
+  });
+
+  it("a folder holding untracked files is not replaced by a symlink, nor a tracked file by a gitlink", async () => {
+    commitAll();
+    mkdirSync(join(ws, "data"));
+    writeFileSync(join(ws, "data", "local.db"), "rows\n");
+    const gitlink =
+      "diff --git a/a.txt b/a.txt\nold mode 100644\nnew mode 160000\nindex 78981922613b2afb6025042ff6bd878ac1994e85..1111111111111111111111111111111111111111\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+Subproject commit 1111111111111111111111111111111111111111\n";
+    const { diff } = await agentDiff([link("data", "a.txt")]);
+    const result = await accept(diff + gitlink);
+    expect(refusedPaths(result)).toEqual(["a.txt", "data"]);
+    expect(readFileSync(join(ws, "data", "local.db"), "utf8")).toBe("rows\n");
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("a\n");
+  });
+
+  it("a path with a `..`, an absolute path or a NUL in the diff's headers", async () => {
+    commitAll();
+    const add = (path: string) =>
+      `diff --git a/${path} b/${path}\nnew file mode 100644\n--- /dev/null\n+++ b/${path}\n@@ -0,0 +1 @@\n+x\n`;
+    const result = await accept(add("../escaped.txt") + add("sub/../../escaped2.txt"));
+    expect(result.applied).toBe(false);
+    expect(existsSync(join(base, "escaped.txt"))).toBe(false);
+    expect(existsSync(join(base, "escaped2.txt"))).toBe(false);
+  });
+
+  it("a deletion of a tracked file the user changed since, or replaced by a folder of untracked files", async () => {
+    writeFileSync(join(ws, "b.txt"), "b\n");
+    commitAll();
+    writeFileSync(join(ws, "a.txt"), "the user's uncommitted work\n");
+    await rm(join(ws, "b.txt"));
+    mkdirSync(join(ws, "b.txt"));
+    writeFileSync(join(ws, "b.txt", "mine.txt"), "untracked\n");
+    const result = await accept([
+      { path: "a.txt", old: { content: "a\n" } },
+      { path: "b.txt", old: { content: "b\n" } },
+    ]);
+    expect(result.applied).toBe(false);
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("the user's uncommitted work\n");
+    expect(readFileSync(join(ws, "b.txt", "mine.txt"), "utf8")).toBe("untracked\n");
+  });
+
+  it("file names holding a newline and a fake diff header never write the path they mimic", async () => {
+    commitAll();
+    const mimic = "x\n+++ b/.vscode/tasks.json\ndiff --git a/.git/config b/.git/config";
+    const odd = "notes\n+++ b\tfake.txt";
+    const result = await accept([
+      { path: mimic, new: { content: "{}\n" } },
+      { path: odd, new: { content: "odd\n" } },
+      edit,
+    ]);
+    expect(result.applied, result.message).toBe(true);
+    expect(refusedPaths(result)).toEqual([mimic]);
+    expect(readFileSync(join(ws, odd), "utf8")).toBe("odd\n");
+    expect(existsSync(join(ws, ".vscode"))).toBe(false);
+    expect(readFileSync(join(ws, ".git", "config"), "utf8")).not.toContain("{}");
+  });
+
+  it("git configuration files that do not exist yet (include.path and includeIf targets)", async () => {
+    commitAll();
+    git("config", "--add", "include.path", "../team.gitconfig");
+    git("config", "--add", "includeIf.onbranch:main.path", "../later.gitconfig");
+    const evil = { content: "[core]\n\tfsmonitor = touch /tmp/pwned\n" };
+    const result = await accept([
+      { path: "team.gitconfig", new: evil },
+      { path: "later.gitconfig", new: evil },
+      edit,
+    ]);
+    expect(refusedPaths(result)).toEqual(["later.gitconfig", "team.gitconfig"]);
+    for (const path of ["team.gitconfig", "later.gitconfig"]) expect(existsSync(join(ws, path))).toBe(false);
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("a2\n");
+  });
+
+  it("work: the user's edit made after the agent started is kept by a 3-way merge", async () => {
+    writeFileSync(join(ws, "a.txt"), "one\ntwo\nthree\nfour\nfive\nsix\n");
+    commitAll();
+    writeFileSync(join(ws, "a.txt"), "ONE\ntwo\nthree\nfour\nfive\nsix\n");
+    const result = await accept([
+      {
+        path: "a.txt",
+        old: { content: "one\ntwo\nthree\nfour\nfive\nsix\n" },
+        new: { content: "one\ntwo\nthree\nfour\nfive\nSIX\n" },
+      },
+    ]);
+    expect(result.applied, result.message).toBe(true);
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("ONE\ntwo\nthree\nfour\nfive\nSIX\n");
+  });
+
+  it("work: a conflicting change applies nothing and keeps the user's edit", async () => {
+    commitAll();
+    writeFileSync(join(ws, "a.txt"), "mine\n");
+    const result = await accept([edit, { path: "b.txt", new: { content: "b\n" } }]);
+    expect(result.applied).toBe(false);
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("mine\n");
+    expect(existsSync(join(ws, "b.txt"))).toBe(false);
+  });
+});

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import {
   existsSync,
   linkSync,
@@ -386,6 +387,139 @@ describe("Node-side file access of agents", () => {
     const diff = await branch.diff();
     expect(leaks(diff)).toBeUndefined();
     expect(diff).toContain("homelink/.bashrc");
+  });
+
+  it("attack path-variants: dot segments, doubled slashes, trailing slashes, NUL, ~ and /proc", async () => {
+    for (const path of [
+      ".//.env",
+      "./.env",
+      ".env/",
+      "secrets/./id.pem",
+      "secrets//id.pem",
+      "./secrets/id.pem/",
+      "nested/../.env",
+      ".env\u0000.txt",
+      "~/.bashrc",
+      "/proc/self/root/etc/passwd",
+      "proc/self/root/etc/passwd",
+      `/proc/self/cwd/../outside.txt`,
+    ]) {
+      await refusedCall(readFileTool, { path });
+      await refusedCall(lintsTool, { path });
+      await refusedCall(editTool, { path, search: "WS_SECRET_env=7", replace: "x" });
+    }
+  });
+
+  it("attack symlink-chain: links to links to .env, a loop, and `d -> .` with `e -> d/..`", async () => {
+    await sh("ln -s l2 l1 && ln -s l3 l2 && ln -s .env l3 && ln -s loop2 loop1 && ln -s loop1 loop2");
+    await sh("ln -s . dot && ln -s dot/.. climb && ln -s dot/dot/secrets deep-secrets");
+    await refusedCall(readFileTool, { path: "l1" });
+    await refusedCall(readFileTool, { path: "loop1" });
+    await refusedCall(readFileTool, { path: "climb/outside.txt" });
+    await refusedCall(readFileTool, { path: "deep-secrets/id.pem" });
+    await refusedCall(editTool, { path: "climb/outside.txt", search: "OUTSIDE_SECRET", replace: "x" });
+    await refusedCall(editTool, { path: "l1", search: "", replace: "x" });
+    const listed = await call(listFilesTool, { path: "deep-secrets" });
+    expect(listed.output).not.toContain("id.pem");
+    expect(readFileSync(join(root, "..", "outside.txt"), "utf8")).toBe("OUTSIDE_SECRET\n");
+  });
+
+  it("attack hidden-rename: a command renames, links or copies a hidden file to a visible name", async () => {
+    await call(runCommandTool, {
+      command:
+        "mv .env moved.txt; mv secrets s-moved; ln .env hl.txt; ln secrets/id.pem hl2.txt; cp .env cp.txt; cat .env > cat.txt; true",
+    });
+    for (const path of ["moved.txt", "s-moved/id.pem", "hl.txt", "hl2.txt", "cp.txt", "cat.txt"]) {
+      const read = await call(readFileTool, { path });
+      expect(leaks(read.output), `${path}: ${read.output}`).toBeUndefined();
+    }
+    const diff = await branch.diff();
+    expect(leaks(diff)).toBeUndefined();
+  });
+
+  it("attack dangling-link: edit through a link to a missing file outside, or in a hidden or protected folder", async () => {
+    const probe = `/tmp/umbra-dangling-${process.pid}`;
+    await sh(
+      `ln -s ${probe} dl.txt && ln -s secrets/new.pem dl2.txt && ln -s .vscode vs && ln -s .git/hooks gh && ln -s ../new-outside.txt dl3.txt`,
+    );
+    await refusedCall(editTool, { path: "dl.txt", search: "", replace: "PWNED\n" });
+    // a link into a hidden folder is replaced by the file, or refused: nothing lands in secrets/
+    await call(editTool, { path: "dl2.txt", search: "", replace: "PWNED\n" });
+    await refusedCall(editTool, { path: "dl3.txt", search: "", replace: "PWNED\n" });
+    await refusedCall(editTool, { path: "vs/tasks.json", search: "", replace: "{}\n" });
+    await refusedCall(editTool, { path: "gh/pre-commit", search: "", replace: "#!/bin/sh\n" });
+    await refusedCall(applyPatchTool, { patch: "--- /dev/null\n+++ b/vs/tasks.json\n@@ -0,0 +1 @@\n+{}\n" });
+    const files = await context.files();
+    await expect(files.rename("README.md", "vs/README.md")).rejects.toThrow(/vs/);
+    await sh("true");
+    await branch.materialize();
+    expect(existsSync(probe)).toBe(false);
+    expect(existsSync(join(root, "..", "new-outside.txt"))).toBe(false);
+    const changed = (await branch.changes()).map((change) => change.path);
+    for (const path of ["secrets/new.pem", ".vscode/tasks.json", ".git/hooks/pre-commit"])
+      expect(changed).not.toContain(path);
+    expect(existsSync(join(root, "secrets", "new.pem"))).toBe(false);
+  });
+
+  it("attack race: the final file swapped for a symlink to a secret after the view resolved it", async () => {
+    const lower = join(base, "race3-lower");
+    const tree = join(base, "race3-tree");
+    mkdirSync(tree, { recursive: true });
+    mkdirSync(lower);
+    writeFileSync(join(tree, "plain.txt"), "ordinary\n");
+    const view = new BranchView({ root: lower, mode: "copy", upper: tree, tree }, new Map());
+    const entry = await view.resolve("plain.txt", true);
+    expect(entry?.kind).toBe("file");
+    rmSync(join(tree, "plain.txt"));
+    symlinkSync(join(fakeHome, ".ssh", "id_rsa"), join(tree, "plain.txt"));
+    const read = entry ? await view.readResolved(entry) : undefined;
+    expect(read?.data.toString() ?? "").not.toContain("HOME_SECRET");
+  });
+
+  it("attack fifo-rules: FIFOs named like ignore files in the user's folder never block a tool", async () => {
+    mkdirSync(join(root, "fifo-rules"));
+    writeFileSync(join(root, "fifo-rules", "code.ts"), "export const x = 1;\n");
+    execFileSync("mkfifo", [
+      join(root, "fifo-rules", ".umbraignore"),
+      join(root, "fifo-rules", ".cursorignore"),
+    ]);
+    try {
+      expect((await call(readFileTool, { path: "fifo-rules/code.ts" })).ok).toBe(true);
+      expect((await call(listFilesTool, { path: "fifo-rules" })).output).toContain("code.ts");
+      const edited = await call(editTool, { path: "fifo-rules/code.ts", search: "x = 1", replace: "x = 2" });
+      expect(edited.ok, edited.output).toBe(true);
+    } finally {
+      rmSync(join(root, "fifo-rules"), { recursive: true });
+    }
+  });
+
+  it("attack hidden-patch: apply_patch from a hidden file to a visible one, deleting one, or through a hard link", async () => {
+    for (const patch of [
+      "--- a/.env\n+++ b/visible.txt\n@@ -1,2 +1,2 @@\n-WS_SECRET_env=1\n+x\n WS_SECRET_env_2=2\n",
+      "--- a/.env\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-WS_SECRET_env=1\n-WS_SECRET_env_2=2\n",
+      "--- a/notes-link.txt\n+++ b/notes-link.txt\n@@ -1 +1 @@\n-WS_SECRET_env=1\n+x\n",
+      "--- a/secrets/id.pem\n+++ b/id.pem\n@@ -1 +1 @@\n-WS_SECRET_pem\n+WS_SECRET_pem\n",
+      "diff --git a/.env b/moved.env\nsimilarity index 100%\nrename from .env\nrename to moved.env\n",
+    ])
+      await refusedCall(applyPatchTool, { patch });
+    for (const path of ["visible.txt", "id.pem", "moved.env"])
+      expect(await branch.read(path)).toBeUndefined();
+    expect(readFileSync(join(root, ".env"), "utf8")).toContain("WS_SECRET_env=1");
+  });
+
+  it("attack path-length: over-long names and paths are refused with a reason, never crash a tool", async () => {
+    for (const path of ["x".repeat(300), `${"deep/".repeat(900)}f.ts`, `billing/${"y".repeat(256)}.ts`]) {
+      for (const [tool, input] of [
+        [readFileTool, { path }],
+        [editTool, { path, search: "", replace: "x\n" }],
+        [lintsTool, { path }],
+        [listFilesTool, { path }],
+      ] as const) {
+        const result = await call(tool, input);
+        expect(result.ok, result.output).toBe(false);
+      }
+    }
+    expect((await call(listFilesTool, {})).ok).toBe(true);
   });
 
   it("work: edit a normal file, and a command sees it", async () => {

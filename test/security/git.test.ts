@@ -310,6 +310,21 @@ describe("git: umbra run says what it moved out", () => {
   });
 });
 
+describe("git: a workspace's config cannot blind the guard", () => {
+  it("index.excludeDirs in .umbra/config.json does not stop the check of new repositories below a folder", async () => {
+    requireBuiltCli();
+    initRepo(ws);
+    mkdirSync(join(ws, "src", "app"), { recursive: true });
+    mkdirSync(join(ws, ".umbra"));
+    writeFileSync(join(ws, ".umbra", "config.json"), JSON.stringify({ index: { excludeDirs: ["src"] } }));
+    const script = `git init -q src/app && git -C src/app config core.fsmonitor "touch ${marker}"`;
+    const run = umbraSync(env, ["run", "--root", ws, "--", "sh", "-c", script]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/refused src\/app\/\.git/);
+    userGitEverywhere(join(ws, "src", "app"));
+  });
+});
+
 describe("git: the test run after an accept is guarded the same way", () => {
   it("a test command that plants a nested repository: moved out and reported", async () => {
     initRepo(ws);
@@ -333,5 +348,209 @@ describe("git: ordinary work in the folder keeps working", () => {
     expect(result.stdout).toContain("b\nbase");
     expect(check.refused).toEqual([]);
     expect(readdirSync(ws).sort()).toEqual([".git", "a.txt", "b.txt"]);
+  });
+});
+
+describe("git variants: other ways to make the user's git run a command's code", () => {
+  /** A bare-looking git directory (HEAD, objects, refs, config) in `dir`: git takes a folder holding one for a repository. */
+  const bareRepo = (dir: string) =>
+    `mkdir -p ${dir}/objects ${dir}/refs/heads && echo 'ref: refs/heads/main' > ${dir}/HEAD && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = touch ${marker}\\n' > ${dir}/config`;
+
+  it("a folder made a bare-looking git directory (HEAD, objects, refs) inside a repository", async () => {
+    initRepo(ws);
+    mkdirSync(join(ws, "src"));
+    const { check } = await attack(bareRepo("src"));
+    expect(check.refused.map((r) => r.path)).toContain("src/HEAD");
+    userGitEverywhere(join(ws, "src"));
+  });
+
+  it("a folder made a git directory by a HEAD and a commondir naming planted objects, refs and config", async () => {
+    initRepo(ws);
+    mkdirSync(join(ws, "src"));
+    const { check } = await attack(
+      `mkdir -p planted/objects planted/refs/heads && printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = ../src\\n\\tfsmonitor = touch ${marker}\\n' > planted/config && echo 'ref: refs/heads/main' > src/HEAD && echo ../planted > src/commondir`,
+    );
+    expect(check.refused.map((r) => r.path)).toContain("src/HEAD");
+    userGitEverywhere(join(ws, "src"));
+  });
+
+  it("the top of a folder that is no repository made a bare-looking git directory", async () => {
+    mkdirSync(ws);
+    writeFileSync(join(ws, "a.txt"), "a\n");
+    await attack(bareRepo("."));
+    userGitEverywhere();
+  });
+
+  it("the top .git folder cannot be renamed away (its control files are mounts) nor emptied of them", async () => {
+    initRepo(ws);
+    await attack(
+      `mv .git .git-old; git init -q . ; git config core.fsmonitor "touch ${marker}"; mv .git/config .git/c2; echo done`,
+    );
+    userGitEverywhere();
+    expect(git(ws, "log", "--format=%s")).toContain("base");
+  });
+
+  it("a .git folder renamed away and replaced (where no mount pins it): the new one is moved out, the old one put back", async () => {
+    initRepo(ws);
+    const config = loadConfig({ workspaceRoot: ws, env });
+    const { git: guard } = await resolvePolicy({ workspace: ws, config: config.sandbox, env });
+    // what a command can do under a backend that keeps .git/config read-only by path rules only (Seatbelt)
+    execFileSync(
+      "sh",
+      ["-c", `mv .git .git-old && git init -q . && git config core.fsmonitor "touch ${marker}"`],
+      {
+        cwd: ws,
+        env,
+      },
+    );
+    const check = guard ? await checkGitAfterRun(guard, env) : { refused: [], warnings: [] };
+    expect(check.refused.map((r) => r.path)).toEqual([".git"]);
+    expect(check.warnings.join("\n")).toMatch(/renamed \.git to \.git-old; umbra put it back/);
+    expect(existsSync(join(ws, ".git-old"))).toBe(false);
+    userGitEverywhere();
+    expect(git(ws, "log", "--format=%s")).toContain("base");
+  });
+
+  it("work: a bare repository the folder already holds (a test fixture) is left as it is", async () => {
+    initRepo(ws);
+    git(ws, "init", "-q", "--bare", "fixtures/remote.git");
+    const { result, check } = await attack("git -C fixtures/remote.git rev-parse --is-bare-repository");
+    expect(result.stdout).toContain("true");
+    expect(check.refused).toEqual([]);
+    expect(existsSync(join(ws, "fixtures", "remote.git", "HEAD"))).toBe(true);
+  });
+
+  it("a linked worktree's git directory (.git/worktrees/NAME): its commondir and config stay the user's", async () => {
+    initRepo(ws);
+    const linked = join(base, "linked");
+    git(ws, "worktree", "add", "-q", linked);
+    git(ws, "config", "extensions.worktreeConfig", "true");
+    const name = readdirSync(join(ws, ".git", "worktrees"))[0] as string;
+    await attack(
+      [
+        `printf '${evilConfig()}' > .git/worktrees/${name}/config.worktree`,
+        `mkdir planted && cp -r .git/objects .git/refs .git/HEAD planted/ && printf '${evilConfig()}' > planted/config && echo "$PWD/planted" > .git/worktrees/${name}/commondir`,
+        "echo done",
+      ].join("; "),
+    );
+    userGitEverywhere(linked);
+  });
+
+  it("include.path through ~ and includeIf gitdir: the named files stay read-only or are moved out", async () => {
+    initRepo(ws);
+    git(ws, "config", "--add", "includeIf.gitdir:**/ws/.path", "../team2.gitconfig");
+    git(ws, "config", "--add", "includeIf.hasconfig:remote.*.url:**.path", "../team3.gitconfig");
+    writeFileSync(join(ws, "team2.gitconfig"), "[user]\n\tname = team\n");
+    const { check } = await attack(
+      `printf '${evilConfig()}' >> team2.gitconfig; printf '${evilConfig()}' > team3.gitconfig; echo done`,
+    );
+    expect(check.refused.map((r) => r.path)).toContain("team3.gitconfig");
+    userGitEverywhere();
+  });
+
+  it("a new nested repository below a new folder, several levels deep", async () => {
+    initRepo(ws);
+    const { check } = await attack(
+      `mkdir -p a/b/c/d && git init -q a/b/c/d && git -C a/b/c/d config core.fsmonitor "touch ${marker}"`,
+    );
+    expect(check.refused.map((r) => r.path)).toEqual(["a/b/c/d/.git"]);
+    userGitEverywhere(join(ws, "a", "b", "c", "d"));
+  });
+
+  it("a .git file of a linked-worktree form pointing into a planted .git/worktrees entry", async () => {
+    initRepo(ws);
+    const { check } = await attack(
+      `mkdir -p .git/worktrees/evil sub && printf '${evilConfig()}' > .git/worktrees/evil/config.worktree; echo ref: refs/heads/main > .git/worktrees/evil/HEAD; echo ../.. > .git/worktrees/evil/commondir; echo "gitdir: $PWD/.git/worktrees/evil" > sub/.git; echo done`,
+    );
+    expect(check.refused.map((r) => r.path)).toContain("sub/.git");
+    userGitEverywhere(join(ws, "sub"));
+  });
+
+  it("a hooks folder given by an absolute core.hooksPath inside the folder stays read-only", async () => {
+    initRepo(ws);
+    mkdirSync(join(ws, "githooks"));
+    git(ws, "config", "core.hooksPath", join(ws, "githooks"));
+    const { result } = await attack(
+      `printf '#!/bin/sh\\ntouch ${marker}\\n' > githooks/pre-commit; chmod +x githooks/pre-commit; echo done`,
+    );
+    expect(result.stderr).toMatch(/Read-only file system/);
+    userGitEverywhere();
+  });
+
+  it("the user's global config: a relative core.hooksPath and an include of a file inside the folder", async () => {
+    initRepo(ws);
+    const globalConfig = join(base, "home", ".gitconfig");
+    writeFileSync(
+      globalConfig,
+      `[core]\n\thooksPath = .githooks\n[include]\n\tpath = ${join(ws, "local.gitconfig")}\n`,
+    );
+    const { result, check } = await attack(
+      `mkdir -p .githooks; printf '#!/bin/sh\\ntouch ${marker}\\n' > .githooks/pre-commit; chmod +x .githooks/pre-commit; printf '${evilConfig()}' > local.gitconfig; echo done`,
+    );
+    expect(result.stdout).toContain("done");
+    expect(existsSync(join(ws, ".githooks", "pre-commit"))).toBe(false);
+    expect(check.refused.map((r) => r.path)).toContain("local.gitconfig");
+    userGitEverywhere();
+  });
+
+  it("an existing nested repository's hooks folder stays read-only (a pre-commit hook planted there)", async () => {
+    initRepo(ws);
+    initRepo(join(ws, "tools", "lib"));
+    const { result } = await attack(
+      `printf '#!/bin/sh\\ntouch ${marker}\\n' > tools/lib/.git/hooks/pre-commit; chmod +x tools/lib/.git/hooks/pre-commit; echo done`,
+    );
+    expect(result.stdout).toContain("done");
+    expect(existsSync(join(ws, "tools", "lib", ".git", "hooks", "pre-commit"))).toBe(false);
+    userGitEverywhere(join(ws, "tools", "lib"));
+  });
+
+  it(".git/config variants (pager, editor, sshCommand, drivers, includes) and attribute files planting a driver", async () => {
+    initRepo(ws);
+    const before = readFileSync(join(ws, ".git", "config"), "utf8");
+    const keys = [
+      "core.pager",
+      "core.editor",
+      "core.sshCommand",
+      "core.askPass",
+      "core.hooksPath",
+      "filter.evil.smudge",
+      "filter.evil.clean",
+      "filter.evil.process",
+      "diff.evil.textconv",
+      "diff.external",
+      "merge.evil.driver",
+      "include.path",
+      "includeIf.gitdir:/.path",
+      "alias.status",
+    ];
+    await attack(
+      [
+        ...keys.map((key) => `git config ${key} "touch ${marker}"`),
+        `git config --file .git/config core.fsmonitor "touch ${marker}"`,
+        `git config --worktree core.fsmonitor "touch ${marker}"`,
+        `printf '* filter=evil diff=evil merge=evil\\n' > .gitattributes`,
+        `mkdir -p .git/info && printf '* filter=evil diff=evil\\n' > .git/info/attributes`,
+        `cp .git/config /tmp/c && echo '[core] fsmonitor = touch ${marker}' >> /tmp/c && cat /tmp/c > .git/config`,
+        "echo done",
+      ].join("; "),
+    );
+    expect(readFileSync(join(ws, ".git", "config"), "utf8")).toBe(before);
+    writeFileSync(join(ws, "a.txt"), "changed\n");
+    userGitEverywhere();
+    for (const args of [["diff"], ["add", "-A"], ["checkout", "--", "a.txt"], ["log", "-p", "-1"]]) {
+      try {
+        git(ws, ...args);
+      } catch {
+        // refused or broken is not run
+      }
+    }
+  });
+
+  it("the top .git folder swapped for a symlink to a planted repository", async () => {
+    initRepo(ws);
+    await attack(
+      `git init -q --bare /var/tmp/x 2>/dev/null; git init -q --bare planted.git && git -C planted.git config core.bare false && git -C planted.git config core.fsmonitor "touch ${marker}"; mv .git .git-old 2>/dev/null || rm -rf .git 2>/dev/null; ln -s planted.git .git 2>/dev/null; echo done`,
+    );
+    userGitEverywhere();
   });
 });

@@ -5,7 +5,11 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { progressPrinter } from "../../src/cli/agent-command.js";
+import { formatLint } from "../../src/cli/lint-command.js";
+import type { LintResult } from "../../src/lsp/types.js";
+import { formatGitCheck } from "../../src/sandbox/git-guard.js";
 import { CLI, requireBuiltCli, umbraSync } from "../helpers/cli.js";
 import { underPty } from "../helpers/pty.js";
 import { cleanup, tempDir } from "../helpers/workspace.js";
@@ -56,6 +60,80 @@ describe("the user's terminal", () => {
     expect(out).toContain("needle");
     expect(out).not.toContain("\u001b]");
     expect(out).not.toContain("\u001b[2J");
+  });
+
+  it("attack terminal-escapes: a sequence split across writes, and 8-bit C1 controls (CSI, OSC)", async () => {
+    const out = await underTerminal([
+      "run",
+      "--root",
+      ws,
+      "--",
+      "sh",
+      "-c",
+      "printf 'a\\033'; sleep 0.1; printf ']0;pwned\\007b'; printf '\\302\\2332J\\302\\2350;pwned2\\007c\\n'",
+    ]);
+    expect(out).toContain("a");
+    expect(out).toContain("c");
+    for (const control of ["\u001b]", "\u009b", "\u009d", "\u0007"]) expect(out).not.toContain(control);
+  });
+
+  it("attack names: a name with a newline or escape cannot fake a line in a refusal or progress line", () => {
+    const evil = "sub\n\u001b]0;x\u0007umbra: all good/.git";
+    const refusal = formatGitCheck({
+      refused: [{ path: evil, why: "a new nested git repository", movedTo: `/data/q/${evil}` }],
+      warnings: [],
+    });
+    expect(refusal.trimEnd().split("\n")).toHaveLength(1);
+    expect(refusal).not.toContain("\u001b");
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: unknown) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      const print = progressPrinter();
+      print({ type: "tool-call", id: "1", name: "read_file", input: { path: "a\n✓ edit fake.ts" } } as never);
+      print({
+        type: "tool-result",
+        id: "1",
+        ok: true,
+        summary: "a\n✓ edit fake.ts:1-2\u001b[2J",
+        output: "",
+      } as never);
+    } finally {
+      spy.mockRestore();
+    }
+    const text = written.join("");
+    expect(text.trimEnd().split("\n")).toHaveLength(1);
+    expect(text).not.toContain("\u001b");
+  });
+
+  it("attack names: odd names of files and importers in umbra lint's report stay on their line", () => {
+    const evil = "lib\n\u001b[2Jsrc/ok.ts:1:1: error: fake.ts";
+    const diag = {
+      path: evil,
+      line: 1,
+      column: 1,
+      endLine: 1,
+      endColumn: 2,
+      severity: "error",
+      message: "m",
+    };
+    const report = formatLint({
+      path: evil,
+      language: "typescript",
+      diagnostics: [diag],
+      introduced: [diag],
+      otherFiles: [{ path: evil, introduced: [diag] }],
+      checkedFiles: [evil],
+      skippedFiles: [evil],
+      partial: false,
+      partialReasons: [],
+      version: 1,
+      elapsedMs: 1,
+    } as unknown as LintResult);
+    expect(report.trimEnd().split("\n")).toHaveLength(4);
+    expect(report).not.toContain("\u001b");
   });
 
   it("work: output to a pipe is passed through byte for byte (umbra shadow diff | git apply stays exact)", () => {
