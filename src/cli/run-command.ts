@@ -21,6 +21,7 @@ import {
   type WorkspaceRun,
 } from "../sandbox/index.js";
 import { fork } from "../shadow/index.js";
+import { shownPath } from "../workspace/errors.js";
 import { resolveRoot } from "../workspace/root.js";
 import { UsageError } from "./errors.js";
 import { commandRoot } from "./root.js";
@@ -255,7 +256,7 @@ export function formatBranchReport(report: BranchReport, root: string): string {
   const letter: Record<string, string> = { added: "A", modified: "M", deleted: "D" };
   const lines = [
     `umbra: shadow branch ${report.id}: ${report.changes.length} change(s)${report.kept ? "" : ", discarded"}`,
-    ...report.changes.map((change) => `umbra:   ${letter[change.kind] ?? "?"} ${change.path}`),
+    ...report.changes.map((change) => `umbra:   ${letter[change.kind] ?? "?"} ${shownPath(change.path)}`),
   ];
   if (report.kept)
     lines.push(`umbra: kept branch ${report.id} (see: umbra shadow diff ${report.id} --root ${root})`);

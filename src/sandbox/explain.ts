@@ -1,4 +1,5 @@
 import { basename, isAbsolute, resolve } from "node:path";
+import { shownPath } from "../workspace/errors.js";
 import { IGNORE_FILE_NAMES } from "../workspace/ignore-rules.js";
 import { hiddenRootOf } from "./hidden-masks.js";
 import {
@@ -112,10 +113,11 @@ export function deniedBy(policy: SandboxPolicy, path: string, access: Access): P
   return { rule: "outside-writable-roots" };
 }
 
-/** `path` as an agent should see it: relative to the workspace when inside it. */
+/** `path` as an agent or the user should see it: relative to the workspace when inside it, and with
+ * its control characters written out (a name can neither fake a line nor drive the terminal). */
 function shown(policy: SandboxPolicy, path: string): string {
   const rel = workspaceRelative(policy.workspace, path);
-  return rel === undefined || rel === "" ? path : rel;
+  return shownPath(rel === undefined || rel === "" ? path : rel);
 }
 
 function pathNote(
@@ -324,7 +326,7 @@ export function explain(
         rule: policy.mode === "read-only" ? "read-only-mode" : "outside-writable-roots",
         blocked: denial.detail,
         escalation: "ask the user",
-        message: `The sandbox blocked a filesystem operation (${denial.detail}). Ask the user if the command needs it.`,
+        message: `The sandbox blocked a filesystem operation (${shownPath(denial.detail)}). Ask the user if the command needs it.`,
       });
     }
   }

@@ -8,7 +8,9 @@ import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { progressPrinter } from "../../src/cli/agent-command.js";
 import { formatLint } from "../../src/cli/lint-command.js";
+import { formatBranchReport } from "../../src/cli/run-command.js";
 import type { LintResult } from "../../src/lsp/types.js";
+import { explain, formatNotes } from "../../src/sandbox/explain.js";
 import { formatGitCheck } from "../../src/sandbox/git-guard.js";
 import { CLI, requireBuiltCli, umbraSync } from "../helpers/cli.js";
 import { underPty } from "../helpers/pty.js";
@@ -134,6 +136,44 @@ describe("the user's terminal", () => {
     } as unknown as LintResult);
     expect(report.trimEnd().split("\n")).toHaveLength(4);
     expect(report).not.toContain("\u001b");
+  });
+
+  it("attack names: a file a command made with a newline in its name cannot fake a line of umbra run's reports", () => {
+    const evil = "x\numbra: shadow branch: 0 change(s)\u001b[2J";
+    const report = formatBranchReport(
+      { id: "b1", kept: false, changes: [{ path: evil, kind: "added" }] },
+      ws,
+    );
+    expect(report.trimEnd().split("\n")).toHaveLength(2);
+    expect(report).not.toContain("\u001b");
+    const notes = explain(
+      {
+        exitCode: 1,
+        signal: null,
+        stdout: "",
+        // a name without a newline: one line of stderr, parsed as such
+        stderr: `touch: cannot touch '${join(ws, ".git", "hooks", "x\u001b]0;t\u0007\u2028umbra: y")}': Read-only file system\n`,
+        timedOut: false,
+        cancelled: false,
+        outputTruncated: false,
+        durationMs: 1,
+        denials: [],
+      },
+      {
+        mode: "workspace-write",
+        workspace: ws,
+        writableRoots: [ws],
+        hiddenPaths: [],
+        protectedPaths: [join(ws, ".git", "hooks")],
+        network: false,
+        envAllowlist: [],
+        limits: { processes: 0, memoryBytes: 0, cpuSeconds: 0, outputBytes: 0, timeoutMs: 0 },
+      },
+    );
+    expect(notes.length).toBeGreaterThan(0);
+    const printed = formatNotes(notes);
+    expect(printed.trimEnd().split("\n")).toHaveLength(notes.length);
+    expect(printed).not.toContain("\u001b");
   });
 
   it("work: output to a pipe is passed through byte for byte (umbra shadow diff | git apply stays exact)", () => {
