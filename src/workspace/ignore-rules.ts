@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
-import { readFile, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { type FileHandle, open, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import ignore, { type Ignore } from "ignore";
@@ -163,12 +164,21 @@ export function matchIgnore(context: IgnoreContext, relPath: string, isDir: bool
   return undefined;
 }
 
-/** Reads a text file, or undefined when it is missing or cannot be read. */
+/**
+ * Reads a regular text file, or undefined when it is missing, cannot be read or is no regular file: a
+ * FIFO that a command named `.gitignore` or `.git` is opened without blocking and never read (a read
+ * would wait for a writer forever).
+ */
 export async function readOptionalText(file: string): Promise<string | undefined> {
+  let handle: FileHandle | undefined;
   try {
-    return await readFile(file, "utf8");
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    if (!(await handle.stat()).isFile()) return undefined;
+    return await handle.readFile("utf8");
   } catch {
     return undefined;
+  } finally {
+    await handle?.close().catch(() => {});
   }
 }
 

@@ -48,6 +48,12 @@ describe("umbra search", () => {
     expect(hits()).not.toContain("billing/tax.ts");
   });
 
+  it("attack odd-files: a FIFO named .gitignore or .umbraignore in a folder does not hang indexing or search", async () => {
+    execFileSync("mkfifo", [join(root, "billing", ".gitignore"), join(root, "billing", ".umbraignore")]);
+    expect(umbraSync(env, ["index", root]).code).toBe(0);
+    expect(hits()).toContain("billing/invoice.ts");
+  });
+
   it("work: search finds what is not ignored", () => {
     expect(umbraSync(env, ["index", root]).code).toBe(0);
     expect(hits()).toContain("billing/invoice.ts");
