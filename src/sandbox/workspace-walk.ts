@@ -6,6 +6,12 @@
  * A file added, removed or renamed in a folder changes the folder's times, and its change time cannot be
  * set back by a process (utimes sets it to now), so a changed folder is always listed again; a changed
  * ignore file lists again every folder below its own.
+ *
+ * Excluded folders (node_modules, build output, the configured `index.excludeDirs`, …) are walked for
+ * the hiding rules like any other (a secret or an ignore file there is hidden like anywhere else), but
+ * nothing else is looked for inside them: no nested `.git`, no git-only ignore file, no subfolder that
+ * is entered in a different way. A workspace's configuration can choose which folders are excluded; it
+ * cannot make a folder escape the rules.
  */
 import {
   type BigIntStats,
@@ -32,6 +38,8 @@ import {
 import { FEW, masksFolder, ROOT_FEW } from "./hidden-masks.js";
 import type { HiddenMask } from "./types.js";
 
+const UMBRA_IGNORE_NAMES: ReadonlySet<string> = new Set(UMBRA_IGNORE_FILES);
+
 /** Folders of `.umbra/` that agents may write (everything else there is protected). */
 export const AGENT_WRITABLE_UMBRA_DIRS: readonly string[] = Object.freeze(["rules", "notes"]);
 
@@ -41,7 +49,7 @@ export interface WorkspacePaths {
   hidden: string[];
   /** Folders that hold more matches than other entries, as the entries that stay visible (sorted). */
   masks: HiddenMask[];
-  /** Ignore files found at any depth (absolute). */
+  /** Ignore files found at any depth (absolute); inside excluded folders only .umbraignore/.cursorignore. */
   ignoreFiles: string[];
   /** `*.code-workspace` files at the root (absolute). */
   codeWorkspaces: string[];
@@ -63,7 +71,7 @@ export interface WorkspacePaths {
 }
 
 export interface FindWorkspacePathsOptions {
-  /** Folders not searched for nested ignore files or matches (default: DEFAULT_EXCLUDED_DIRS). */
+  /** Folders searched for hiding rules and their matches only (default: DEFAULT_EXCLUDED_DIRS). */
   excludeDirs?: readonly string[];
   /** Stop after this many directory entries (default 1,000,000). */
   maxEntries?: number;
@@ -81,11 +89,12 @@ const folderSchema = z
     /** The stamps of its .umbraignore/.cursorignore files ("?": not to be trusted). */
     rules: z.string(),
     entries: z.number(),
-    /** Its ignore files (names; symlinks included, folders not). */
+    /** Its ignore files (names; symlinks included, folders not; in an excluded folder, the umbra ones). */
     ignoreFiles: z.array(z.string()),
-    /** Its subfolders that the walk enters. */
+    /** Its subfolders that the walk enters as workspace folders. */
     dirs: z.array(z.string()),
-    /** Its excluded subfolders (not entered; only looked at for a `.git` at their top, on every walk). */
+    /** Its excluded subfolders (entered for the hiding rules only; looked at for a `.git` at their top
+     * on every walk). */
     excluded: z.array(z.string()),
     /** Whether it holds a `.git` entry that is not hidden. */
     git: z.boolean(),
@@ -101,7 +110,7 @@ const folderSchema = z
   .strict();
 type FolderRecord = z.infer<typeof folderSchema>;
 
-const CACHE_VERSION = 2;
+const CACHE_VERSION = 3;
 const cacheSchema = z.object({
   version: z.literal(CACHE_VERSION),
   key: z.string(),
@@ -163,9 +172,10 @@ function writeCache(file: string, key: string, folders: Record<string, FolderRec
  * Walks the workspace (`root`: absolute, symlink-free) with the rules of every .umbraignore and
  * .cursorignore (git syntax, nested, negation) — the same parser and matcher as the workspace scan — and
  * lists what they match. Unlike the scan, git-ignored folders are entered (a secret is often git-ignored
- * too); `.git` and the default excluded folders (node_modules, build output, …) are not, though they are
- * hidden themselves when a rule matches them. Symlinks are matched as entries and never followed. A
- * folder with more matches than other entries comes back as a mask (see hidden-masks.ts).
+ * too), and so are excluded folders (node_modules, build output, …: for the hiding rules only); `.git`
+ * folders are not, though they are hidden themselves when a rule matches them. Symlinks are matched as
+ * entries and never followed. A folder with more matches than other entries comes back as a mask (see
+ * hidden-masks.ts).
  */
 export function findWorkspacePaths(root: string, options: FindWorkspacePathsOptions = {}): WorkspacePaths {
   const excludeDirs = options.excludeDirs ?? DEFAULT_EXCLUDED_DIRS;
@@ -180,12 +190,14 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
   let truncated = false;
   let listed = 0;
 
-  /** Lists the folder and matches its entries with `rules` (its own included). */
+  /** Lists the folder and matches its entries with `rules` (its own included); `excluded`: the folder
+   * is (inside) an excluded one. */
   const list = (
     abs: string,
     rel: string,
     rules: () => Ignore | undefined,
     stamp: string,
+    excluded: boolean,
   ): FolderRecord | undefined => {
     let entries: Dirent[];
     try {
@@ -194,8 +206,9 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
       return undefined;
     }
     listed++;
+    const names: ReadonlySet<string> = excluded ? UMBRA_IGNORE_NAMES : IGNORE_FILE_NAMES;
     const ignoreFiles = entries
-      .filter((entry) => IGNORE_FILE_NAMES.has(entry.name) && !entry.isDirectory())
+      .filter((entry) => names.has(entry.name) && !entry.isDirectory())
       .map((entry) => entry.name)
       .sort();
     // Stamped before they are read: a change after this shows in the next walk.
@@ -228,9 +241,11 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
       }
       keep.push(name);
       if (!entry.isSymbolicLink()) keptMounts++;
-      if (name === ".git") record.git = true;
-      else if (isDir && !isExcluded(name, childRel)) record.dirs.push(name);
-      else if (isDir) record.excluded.push(name);
+      if (name === ".git") record.git ||= !excluded;
+      else if (!isDir) continue;
+      else if (excluded) record.dirs.push(name);
+      else if (isExcluded(name, childRel)) record.excluded.push(name);
+      else record.dirs.push(name);
     }
     const few = roots.has(abs) ? ROOT_FEW : FEW;
     if (abs !== sep && masksFolder(record.hidden.length, keptMounts, few)) {
@@ -248,8 +263,15 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
   };
 
   /** `parentRules` gives the rules in force in the parent (computed only when a folder is listed);
-   * `fresh`: the rules changed at or above this folder, so nothing below comes from the cache. */
-  const visit = (abs: string, rel: string, parentRules: () => Ignore | undefined, fresh: boolean): void => {
+   * `fresh`: the rules changed at or above this folder, so nothing below comes from the cache;
+   * `excluded`: the folder is (inside) an excluded one. */
+  const visit = (
+    abs: string,
+    rel: string,
+    parentRules: () => Ignore | undefined,
+    fresh: boolean,
+    excluded: boolean,
+  ): void => {
     if (truncated) return;
     let stats: BigIntStats;
     try {
@@ -295,7 +317,7 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
       rules = ownRules(record.ignoreFiles);
     } else {
       rules = ownRules(UMBRA_IGNORE_FILES);
-      record = list(abs, rel, rules, stamp);
+      record = list(abs, rel, rules, stamp, excluded);
       if (!record) return;
       childrenFresh = fresh || !old || old.rules !== record.rules || record.rules === "?";
     }
@@ -307,9 +329,11 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
     folders[rel] = record;
     const prefix = abs.endsWith(sep) ? abs : abs + sep;
     for (const name of record.dirs)
-      visit(prefix + name, rel === "" ? name : `${rel}/${name}`, rules, childrenFresh);
+      visit(prefix + name, rel === "" ? name : `${rel}/${name}`, rules, childrenFresh, excluded);
+    for (const name of record.excluded)
+      visit(prefix + name, rel === "" ? name : `${rel}/${name}`, rules, childrenFresh, true);
   };
-  visit(root, "", () => undefined, false);
+  visit(root, "", () => undefined, false, false);
 
   if (
     options.cacheFile &&

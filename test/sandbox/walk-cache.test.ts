@@ -157,6 +157,21 @@ describe("the cached workspace walk", () => {
     expect(found.listed).toBeGreaterThan(0);
   });
 
+  it("hides what an excluded folder gets after a cached walk: a deep match, a new ignore file there", async () => {
+    await mkdir(join(ws, "node_modules", "pkg", "lib", "deep"), { recursive: true });
+    await writeFile(join(ws, "node_modules", "pkg", "lib", "index.js"), "visible\n");
+    await settle();
+    expect(hides(walk(), "node_modules/pkg/lib/index.js")).toBe(false);
+    await writeFile(join(ws, "node_modules", "pkg", "lib", "deep", "secret.env"), "secret\n");
+    await writeFile(join(ws, "node_modules", "pkg", ".cursorignore"), "lib/*.js\n");
+    await settle();
+    const found = walk();
+    expect(hides(found, "node_modules/pkg/lib/deep/secret.env")).toBe(true);
+    expect(hides(found, "node_modules/pkg/lib/index.js")).toBe(true);
+    expect(found.ignoreFiles).toContain(join(ws, "node_modules", "pkg", ".cursorignore"));
+    expect(walk().listed).toBe(0);
+  });
+
   it("starts over from a cache that is not its own or not readable", async () => {
     await writeFile(cacheFile, "{not json");
     expect(walk().listed).toBeGreaterThan(0);
