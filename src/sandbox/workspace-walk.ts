@@ -13,20 +13,9 @@
  * is entered in a different way. A workspace's configuration can choose which folders are excluded; it
  * cannot make a folder escape the rules.
  */
-import {
-  type BigIntStats,
-  type Dirent,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { dirname, join, sep } from "node:path";
+import { type BigIntStats, type Dirent, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, sep } from "node:path";
 import type { Ignore } from "ignore";
-import { z } from "zod";
 import { DEFAULT_EXCLUDED_DIRS, excludedDirMatcher } from "../workspace/excluded-dirs.js";
 import {
   extendRules,
@@ -37,6 +26,7 @@ import {
 } from "../workspace/ignore-rules.js";
 import { FEW, masksFolder, ROOT_FEW } from "./hidden-masks.js";
 import type { HiddenMask } from "./types.js";
+import { type FolderRecord, readCache, writeCache } from "./walk-cache.js";
 
 const UMBRA_IGNORE_NAMES: ReadonlySet<string> = new Set(UMBRA_IGNORE_FILES);
 
@@ -81,42 +71,6 @@ export interface FindWorkspacePathsOptions {
   cacheFile?: string;
 }
 
-/** What the walk keeps of one folder (`rel` posix, "" for the root). */
-const folderSchema = z
-  .object({
-    /** The folder's stamp when it was listed; "" when too close to a change to be trusted. */
-    stamp: z.string(),
-    /** The stamps of its .umbraignore/.cursorignore files ("?": not to be trusted). */
-    rules: z.string(),
-    entries: z.number(),
-    /** Its ignore files (names; symlinks included, folders not; in an excluded folder, the umbra ones). */
-    ignoreFiles: z.array(z.string()),
-    /** Its subfolders that the walk enters as workspace folders. */
-    dirs: z.array(z.string()),
-    /** Its excluded subfolders (entered for the hiding rules only; looked at for a `.git` at their top
-     * on every walk). */
-    excluded: z.array(z.string()),
-    /** Whether it holds a `.git` entry that is not hidden. */
-    git: z.boolean(),
-    /** Its entries hidden one by one. */
-    hidden: z.array(z.string()),
-    /** Masked: the entries that stay visible (all others are matches). */
-    keep: z.array(z.string()).optional(),
-    /** The root only. */
-    codeWorkspaces: z.array(z.string()).optional(),
-    gitIsDir: z.boolean().optional(),
-    umbraIsDir: z.boolean().optional(),
-  })
-  .strict();
-type FolderRecord = z.infer<typeof folderSchema>;
-
-const CACHE_VERSION = 3;
-const cacheSchema = z.object({
-  version: z.literal(CACHE_VERSION),
-  key: z.string(),
-  folders: z.record(folderSchema),
-});
-
 /**
  * How close to the walk (ns) a change makes a stamp untrustworthy: a folder changed again within the
  * same tick of the filesystem's clock would keep its stamp ("racy git"). Covers coarse clocks.
@@ -144,28 +98,6 @@ function rulesStamp(abs: string, names: readonly string[], racyAfter: bigint): s
     parts.push(`${name}:${stats.ino}:${stats.size}:${stats.ctimeNs}:${stats.mtimeNs}`);
   }
   return parts.join("|");
-}
-
-function readCache(file: string | undefined, key: string): Record<string, FolderRecord> {
-  if (!file) return {};
-  try {
-    const parsed = cacheSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
-    return parsed.success && parsed.data.key === key ? parsed.data.folders : {};
-  } catch {
-    return {};
-  }
-}
-
-/** Writes the cache (0600 in a 0700 folder) through a rename: a reader sees the old file or the new. */
-function writeCache(file: string, key: string, folders: Record<string, FolderRecord>): void {
-  try {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ version: CACHE_VERSION, key, folders }), { mode: 0o600 });
-    renameSync(tmp, file);
-  } catch {
-    // a cache that cannot be written only costs the next walk its time
-  }
 }
 
 /**

@@ -6,7 +6,7 @@
  * window within which a stamp is not trusted), so that only the stamps can tell the walk what changed.
  */
 import { lstatSync, statSync } from "node:fs";
-import { chmod, mkdir, readdir, realpath, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, realpath, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
@@ -175,6 +175,12 @@ describe("the cached workspace walk", () => {
   it("starts over from a cache that is not its own or not readable", async () => {
     await writeFile(cacheFile, "{not json");
     expect(walk().listed).toBeGreaterThan(0);
+    expect(walk().listed).toBe(0);
+    // a record of another shape (here the root's subfolders as a string) makes the whole file unused
+    const stored = JSON.parse(await readFile(cacheFile, "utf8"));
+    stored.folders[""].dirs = "src";
+    await writeFile(cacheFile, JSON.stringify(stored));
+    expect(walk().listed).toBeGreaterThan(1);
     expect(walk().listed).toBe(0);
     const other = findWorkspacePaths(ws, { cacheFile, writableRoots: [ws], excludeDirs: ["src"] });
     expect(other.listed).toBeGreaterThan(0);
