@@ -26,7 +26,15 @@ import {
 } from "../workspace/ignore-rules.js";
 import { FEW, masksFolder, ROOT_FEW } from "./hidden-masks.js";
 import type { HiddenMask } from "./types.js";
-import { type FolderRecord, readCache, writeCache } from "./walk-cache.js";
+import {
+  type FolderRecord,
+  readCache,
+  readCheck,
+  sameListing,
+  type WalkCheck,
+  type WalkSummary,
+  writeCache,
+} from "./walk-cache.js";
 
 const UMBRA_IGNORE_NAMES: ReadonlySet<string> = new Set(UMBRA_IGNORE_FILES);
 
@@ -115,7 +123,7 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
   const maxEntries = options.maxEntries ?? 1_000_000;
   const roots = new Set(options.writableRoots ?? []);
   const key = JSON.stringify({ root, excludeDirs, maxEntries, roots: [...roots].sort() });
-  const cached = readCache(options.cacheFile, key);
+  let cached: Record<string, FolderRecord> = {};
   const folders: Record<string, FolderRecord> = {};
   const racyAfter = BigInt(Date.now()) * 1_000_000n - RACY_NS;
   let seen = 0;
@@ -144,16 +152,11 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
       .map((entry) => entry.name)
       .sort();
     // Stamped before they are read: a change after this shows in the next walk.
-    const record: FolderRecord = {
-      stamp,
-      rules: rulesStamp(abs, ignoreFiles, racyAfter),
-      entries: entries.length,
-      ignoreFiles,
-      dirs: [],
-      excluded: [],
-      git: false,
-      hidden: [],
-    };
+    const rulesNow = rulesStamp(abs, ignoreFiles, racyAfter);
+    const hidden: string[] = [];
+    const dirs: string[] = [];
+    const excludedDirs: string[] = [];
+    let git = false;
     const umbra = rules();
     const keep: string[] = [];
     let keptMounts = 0;
@@ -164,23 +167,33 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
       if (name === ".git" && rel === "") {
         keep.push(name);
         keptMounts++;
-        record.git = true;
+        git = true;
         continue;
       }
       if (umbra && matchIgnore({ umbra }, childRel, isDir)) {
-        record.hidden.push(name);
+        hidden.push(name);
         continue;
       }
       keep.push(name);
       if (!entry.isSymbolicLink()) keptMounts++;
-      if (name === ".git") record.git ||= !excluded;
+      if (name === ".git") git ||= !excluded;
       else if (!isDir) continue;
-      else if (excluded) record.dirs.push(name);
-      else if (isExcluded(name, childRel)) record.excluded.push(name);
-      else record.dirs.push(name);
+      else if (excluded) dirs.push(name);
+      else if (isExcluded(name, childRel)) excludedDirs.push(name);
+      else dirs.push(name);
     }
+    const record: FolderRecord = {
+      stamp,
+      rules: rulesNow,
+      entries: entries.length,
+      ignoreFiles,
+      dirs,
+      excluded: excludedDirs,
+      git,
+      hidden,
+    };
     const few = roots.has(abs) ? ROOT_FEW : FEW;
-    if (abs !== sep && masksFolder(record.hidden.length, keptMounts, few)) {
+    if (abs !== sep && masksFolder(hidden.length, keptMounts, few)) {
       record.keep = keep.sort();
       record.hidden = [];
     }
@@ -214,27 +227,7 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
     if (!stats.isDirectory()) return;
     const stamp = stampOf(stats, racyAfter);
     const old = fresh ? undefined : cached[rel];
-    const ownRules = (names: readonly string[]) => {
-      let memo: { rules: Ignore | undefined } | undefined;
-      return () => {
-        if (!memo) {
-          const patterns = [];
-          for (const name of UMBRA_IGNORE_FILES) {
-            if (!names.includes(name)) continue;
-            let text: string | undefined;
-            try {
-              text = readFileSync(join(abs, name), "utf8");
-            } catch {
-              text = undefined;
-            }
-            if (text !== undefined)
-              patterns.push(...parseIgnoreFile(text, rel, rel === "" ? name : `${rel}/${name}`));
-          }
-          memo = { rules: extendRules(parentRules(), patterns) };
-        }
-        return memo.rules;
-      };
-    };
+    const ownRules = (names: readonly string[]) => rulesOf(abs, rel, names, parentRules);
     let record: FolderRecord | undefined;
     let rules: () => Ignore | undefined;
     let childrenFresh = fresh;
@@ -265,40 +258,156 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
     for (const name of record.excluded)
       visit(prefix + name, rel === "" ? name : `${rel}/${name}`, rules, childrenFresh, true);
   };
-  visit(root, "", () => undefined, false, false);
 
-  if (
-    options.cacheFile &&
-    !truncated &&
-    (listed > 0 || Object.keys(cached).length !== Object.keys(folders).length)
-  ) {
-    writeCache(options.cacheFile, key, folders);
-  }
-  const hidden: string[] = [];
-  const masks: HiddenMask[] = [];
-  const ignoreFiles: string[] = [];
-  const gitEntries: string[] = [];
+  /**
+   * The walk of a workspace in which nothing changed since the check was cached: every folder below the
+   * root and its ignore files as stamped, the root listed again when its stamp changed (the sandbox's
+   * stand-ins for missing protected paths come and go there) and found the same. Undefined otherwise.
+   */
+  const unchanged = (check: WalkCheck): WorkspacePaths | undefined => {
+    const prefix = root.endsWith(sep) ? root : root + sep;
+    const { stamps } = check;
+    for (let i = 0; i < stamps.length; i += 2) {
+      let stats: BigIntStats;
+      try {
+        stats = lstatSync(prefix + stamps[i], { bigint: true });
+      } catch {
+        return undefined;
+      }
+      if (!stats.isDirectory() || stampOf(stats, racyAfter) !== stamps[i + 1]) return undefined;
+    }
+    for (const [rel, stamp, names] of check.rules)
+      if (rulesStamp(prefix + rel, names, racyAfter) !== stamp) return undefined;
+    let top = check.root;
+    let stats: BigIntStats;
+    try {
+      stats = lstatSync(root, { bigint: true });
+    } catch {
+      return undefined;
+    }
+    const stamp = stampOf(stats, racyAfter);
+    if (!stats.isDirectory()) return undefined;
+    if (stamp === "" || stamp !== top.stamp || rulesStamp(root, top.ignoreFiles, racyAfter) !== top.rules) {
+      const again = list(
+        root,
+        "",
+        rulesOf(root, "", UMBRA_IGNORE_FILES, () => undefined),
+        stamp,
+        false,
+      );
+      if (!again || again.rules === "?" || !sameListing(top, again)) return undefined;
+      top = again;
+    }
+    if (top.entries + check.entries > maxEntries) return undefined;
+    return finish(root, merge(summarize(root, { "": top }), check.below), top, false, listed);
+  };
+  const check = readCheck(options.cacheFile, key);
+  const quick = check && unchanged(check);
+  if (quick) return quick;
+
+  listed = 0;
+  cached = readCache(options.cacheFile, key);
+  visit(root, "", () => undefined, false, false);
+  if (options.cacheFile && !truncated) writeCache(options.cacheFile, key, folders, checkOf(root, folders));
+  return finish(root, summarize(root, folders), folders[""], truncated, listed);
+}
+
+/** The rules in force in folder `abs` (`rel`) with its ignore files among `names`, read when first asked. */
+function rulesOf(
+  abs: string,
+  rel: string,
+  names: readonly string[],
+  parentRules: () => Ignore | undefined,
+): () => Ignore | undefined {
+  let memo: { rules: Ignore | undefined } | undefined;
+  return () => {
+    if (!memo) {
+      const patterns = [];
+      for (const name of UMBRA_IGNORE_FILES) {
+        if (!names.includes(name)) continue;
+        let text: string | undefined;
+        try {
+          text = readFileSync(join(abs, name), "utf8");
+        } catch {
+          text = undefined;
+        }
+        if (text !== undefined)
+          patterns.push(...parseIgnoreFile(text, rel, rel === "" ? name : `${rel}/${name}`));
+      }
+      memo = { rules: extendRules(parentRules(), patterns) };
+    }
+    return memo.rules;
+  };
+}
+
+/** What the folders (by workspace-relative path) add to the result; `below`: the root's left out. */
+function summarize(root: string, folders: Record<string, FolderRecord>, below = false): WalkSummary {
+  const summary: WalkSummary = { hidden: [], masks: [], ignoreFiles: [], gitEntries: [], excludedTops: [] };
   for (const [rel, record] of Object.entries(folders)) {
+    if ((below && rel === "") || isBare(record)) continue;
     const abs = rel === "" ? root : join(root, rel);
     const inside = (name: string) => (rel === "" ? name : `${rel}/${name}`);
-    if (record.git) gitEntries.push(inside(".git"));
-    // A repository planted at the top of an excluded folder (dist/.git) changes that folder, not this
-    // one: looked for on every walk, never taken from the cache.
-    for (const name of record.excluded)
-      if (entryExists(join(abs, name, ".git"))) gitEntries.push(inside(`${name}/.git`));
-    for (const name of record.hidden) hidden.push(join(abs, name));
-    for (const name of record.ignoreFiles) ignoreFiles.push(join(abs, name));
-    if (record.keep) masks.push({ folder: abs, keep: record.keep });
+    if (record.git) summary.gitEntries.push(inside(".git"));
+    for (const name of record.excluded) summary.excludedTops.push(inside(name));
+    for (const name of record.hidden) summary.hidden.push(join(abs, name));
+    for (const name of record.ignoreFiles) summary.ignoreFiles.push(join(abs, name));
+    if (record.keep) summary.masks.push({ folder: abs, keep: record.keep });
   }
-  masks.sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
+  return summary;
+}
+
+function merge(a: WalkSummary, b: WalkSummary): WalkSummary {
+  return {
+    hidden: [...a.hidden, ...b.hidden],
+    masks: [...a.masks, ...b.masks],
+    ignoreFiles: [...a.ignoreFiles, ...b.ignoreFiles],
+    gitEntries: [...a.gitEntries, ...b.gitEntries],
+    excludedTops: [...a.excludedTops, ...b.excludedTops],
+  };
+}
+
+/** The check of a complete walk, or none when a stamp there is not to be trusted yet or a folder is
+ * missing from it. */
+function checkOf(root: string, folders: Record<string, FolderRecord>): WalkCheck | undefined {
   const top = folders[""];
+  if (!top) return undefined;
+  const stamps: string[] = [];
+  const rules: WalkCheck["rules"] = [];
+  let entries = 0;
+  for (const [rel, record] of Object.entries(folders)) {
+    // A subfolder the walk could not list (unreadable, or gone) is tried again by every walk.
+    for (const name of [...record.dirs, ...record.excluded])
+      if (folders[rel === "" ? name : `${rel}/${name}`] === undefined) return undefined;
+    if (rel === "") continue;
+    if (record.stamp === "" || record.rules === "?") return undefined;
+    stamps.push(rel, record.stamp);
+    if (record.rules !== "") rules.push([rel, record.rules, [...record.ignoreFiles]]);
+    entries += record.entries;
+  }
+  return { stamps, rules, entries, root: top, below: summarize(root, folders, true) };
+}
+
+/** The walk's result from what its folders add and the root's record. */
+function finish(
+  root: string,
+  summary: WalkSummary,
+  top: FolderRecord | undefined,
+  truncated: boolean,
+  listed: number,
+): WorkspacePaths {
+  const gitEntries = [...summary.gitEntries];
+  // A repository planted at the top of an excluded folder (dist/.git) changes that folder, not the one
+  // above: looked for on every walk, never taken from the cache.
+  for (const rel of summary.excludedTops)
+    if (entryExists(join(root, rel, ".git"))) gitEntries.push(`${rel}/.git`);
+  const masks = [...summary.masks].sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
   const umbraEntries = (top?.umbraIsDir ? safeList(join(root, ".umbra")) : [])
     .filter((name) => !AGENT_WRITABLE_UMBRA_DIRS.includes(name))
     .map((name) => join(root, ".umbra", name));
   return {
-    hidden: hidden.sort(),
+    hidden: [...summary.hidden].sort(),
     masks,
-    ignoreFiles: ignoreFiles.sort(),
+    ignoreFiles: [...summary.ignoreFiles].sort(),
     codeWorkspaces: (top?.codeWorkspaces ?? []).map((name) => join(root, name)).sort(),
     umbraEntries: umbraEntries.sort(),
     gitIsDir: top?.gitIsDir ?? false,
@@ -307,6 +416,17 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
     truncated,
     listed,
   };
+}
+
+/** A folder that adds nothing to the result (most of those of node_modules). */
+function isBare(record: FolderRecord): boolean {
+  return (
+    !record.git &&
+    !record.keep &&
+    record.excluded.length === 0 &&
+    record.hidden.length === 0 &&
+    record.ignoreFiles.length === 0
+  );
 }
 
 function entryExists(path: string): boolean {

@@ -98,6 +98,20 @@ describe("the cached workspace walk", () => {
     expect(hides(found, "src/lib/secret.env")).toBe(true);
   });
 
+  it("lists only the root again when an entry came and went there; hides what stays", async () => {
+    walk();
+    await writeFile(join(ws, "stand-in"), "");
+    await rm(join(ws, "stand-in"));
+    await settle();
+    expect(walk().listed).toBe(1);
+    await writeFile(join(ws, "secret.env"), "secret\n");
+    await settle();
+    const found = walk();
+    expect(hides(found, "secret.env")).toBe(true);
+    expect(walk().listed).toBe(0);
+    await rm(join(ws, "secret.env"));
+  });
+
   it("hides what is renamed into a folder, a file or a whole folder", async () => {
     walk();
     await writeFile(join(base, "outside", "moved.csv"), "secret\n");
@@ -176,10 +190,21 @@ describe("the cached workspace walk", () => {
     await writeFile(cacheFile, "{not json");
     expect(walk().listed).toBeGreaterThan(0);
     expect(walk().listed).toBe(0);
-    // a record of another shape (here the root's subfolders as a string) makes the whole file unused
-    const stored = JSON.parse(await readFile(cacheFile, "utf8"));
-    stored.folders[""].dirs = "src";
-    await writeFile(cacheFile, JSON.stringify(stored));
+    // a check or a record of another shape (the stamps as a string, the root's subfolders as a string)
+    // is not used: the first leaves the records, the second the whole file
+    const [header, records] = (await readFile(cacheFile, "utf8")).split("\n").map((line) => JSON.parse(line));
+    await writeFile(
+      cacheFile,
+      `${JSON.stringify({ ...header, check: { ...header.check, stamps: "src" } })}\n${JSON.stringify(records)}`,
+    );
+    expect(walk().listed).toBe(0);
+    records[""].dirs = "src";
+    await writeFile(cacheFile, `${JSON.stringify(header)}\n${JSON.stringify(records)}`);
+    expect(walk().listed).toBe(0); // the check alone shows nothing changed
+    await writeFile(
+      cacheFile,
+      `${JSON.stringify({ ...header, check: undefined })}\n${JSON.stringify(records)}`,
+    );
     expect(walk().listed).toBeGreaterThan(1);
     expect(walk().listed).toBe(0);
     const other = findWorkspacePaths(ws, { cacheFile, writableRoots: [ws], excludeDirs: ["src"] });
