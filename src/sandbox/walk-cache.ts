@@ -166,14 +166,14 @@ function isRules(value: unknown): value is WalkCheck["rules"] {
 function readLine(file: string | undefined, key: string, index: 0 | 1): Record<string, unknown> | undefined {
   if (!file) return undefined;
   try {
-    const text = readFileSync(file, "utf8");
-    const cut = text.indexOf("\n");
+    const bytes = readFileSync(file);
+    const cut = bytes.indexOf(0x0a);
     if (cut < 0) return undefined;
-    const header: unknown = JSON.parse(text.slice(0, cut));
+    const header: unknown = JSON.parse(bytes.toString("utf8", 0, cut));
     if (typeof header !== "object" || header === null) return undefined;
     const { version, key: stored } = header as Record<string, unknown>;
     if (version !== CACHE_VERSION || stored !== key) return undefined;
-    const line: unknown = index === 0 ? header : JSON.parse(text.slice(cut + 1));
+    const line: unknown = index === 0 ? header : JSON.parse(bytes.toString("utf8", cut + 1));
     return typeof line === "object" && line !== null && !Array.isArray(line)
       ? (line as Record<string, unknown>)
       : undefined;

@@ -13,7 +13,7 @@
  * is entered in a different way. A workspace's configuration can choose which folders are excluded; it
  * cannot make a folder escape the rules.
  */
-import { type BigIntStats, type Dirent, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { join, sep } from "node:path";
 import type { Ignore } from "ignore";
 import { DEFAULT_EXCLUDED_DIRS, excludedDirMatcher } from "../workspace/excluded-dirs.js";
@@ -80,30 +80,32 @@ export interface FindWorkspacePathsOptions {
 }
 
 /**
- * How close to the walk (ns) a change makes a stamp untrustworthy: a folder changed again within the
- * same tick of the filesystem's clock would keep its stamp ("racy git"). Covers coarse clocks.
+ * How close to the walk (ms) a change makes a stamp untrustworthy: a folder changed again within the
+ * same tick of the filesystem's clock would keep its stamp ("racy git"). Covers coarse clocks. Times are
+ * kept as milliseconds with their fraction (sub-microsecond today), which is enough: a stamp is trusted
+ * only this long after the folder's last change, so any later change moves its change time by more.
  */
-const RACY_NS = 2_000_000_000n;
+const RACY_MS = 2_000;
 
-function stampOf(stats: BigIntStats, racyAfter: bigint): string {
-  if (stats.ctimeNs > racyAfter || stats.mtimeNs > racyAfter) return "";
-  return `${stats.dev}:${stats.ino}:${stats.ctimeNs}:${stats.mtimeNs}`;
+function stampOf(stats: Stats, racyAfter: number): string {
+  if (stats.ctimeMs > racyAfter || stats.mtimeMs > racyAfter) return "";
+  return `${stats.dev}:${stats.ino}:${stats.ctimeMs}:${stats.mtimeMs}`;
 }
 
 /** The stamps of the umbra ignore files among `names` of folder `abs`: their contents, as followed. */
-function rulesStamp(abs: string, names: readonly string[], racyAfter: bigint): string {
+function rulesStamp(abs: string, names: readonly string[], racyAfter: number): string {
   const parts: string[] = [];
   for (const name of names) {
     if (!(UMBRA_IGNORE_FILES as readonly string[]).includes(name)) continue;
-    let stats: BigIntStats;
+    let stats: Stats;
     try {
-      stats = statSync(join(abs, name), { bigint: true });
+      stats = statSync(join(abs, name));
     } catch {
       parts.push(`${name}:-`);
       continue;
     }
-    if (stats.ctimeNs > racyAfter || stats.mtimeNs > racyAfter) return "?";
-    parts.push(`${name}:${stats.ino}:${stats.size}:${stats.ctimeNs}:${stats.mtimeNs}`);
+    if (stats.ctimeMs > racyAfter || stats.mtimeMs > racyAfter) return "?";
+    parts.push(`${name}:${stats.ino}:${stats.size}:${stats.ctimeMs}:${stats.mtimeMs}`);
   }
   return parts.join("|");
 }
@@ -125,7 +127,7 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
   const key = JSON.stringify({ root, excludeDirs, maxEntries, roots: [...roots].sort() });
   let cached: Record<string, FolderRecord> = {};
   const folders: Record<string, FolderRecord> = {};
-  const racyAfter = BigInt(Date.now()) * 1_000_000n - RACY_NS;
+  const racyAfter = Date.now() - RACY_MS;
   let seen = 0;
   let truncated = false;
   let listed = 0;
@@ -218,9 +220,9 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
     excluded: boolean,
   ): void => {
     if (truncated) return;
-    let stats: BigIntStats;
+    let stats: Stats;
     try {
-      stats = lstatSync(abs, { bigint: true });
+      stats = lstatSync(abs);
     } catch {
       return;
     }
@@ -268,9 +270,9 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
     const prefix = root.endsWith(sep) ? root : root + sep;
     const { stamps } = check;
     for (let i = 0; i < stamps.length; i += 2) {
-      let stats: BigIntStats;
+      let stats: Stats;
       try {
-        stats = lstatSync(prefix + stamps[i], { bigint: true });
+        stats = lstatSync(prefix + stamps[i]);
       } catch {
         return undefined;
       }
@@ -279,9 +281,9 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
     for (const [rel, stamp, names] of check.rules)
       if (rulesStamp(prefix + rel, names, racyAfter) !== stamp) return undefined;
     let top = check.root;
-    let stats: BigIntStats;
+    let stats: Stats;
     try {
-      stats = lstatSync(root, { bigint: true });
+      stats = lstatSync(root);
     } catch {
       return undefined;
     }

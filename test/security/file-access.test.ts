@@ -269,8 +269,10 @@ describe("Node-side file access of agents", () => {
     await refusedCall(listFilesTool, { path: "secrets" });
   });
 
-  it("attack hidden-rules: ignore rules inside node_modules apply", async () => {
+  it("attack hidden-rules: ignore rules inside node_modules, .vercel and build apply", async () => {
     await refusedCall(readFileTool, { path: "node_modules/pkg/token.txt" });
+    await refusedCall(readFileTool, { path: ".vercel/.env" });
+    await refusedCall(readFileTool, { path: "build/secrets/key.txt" });
     const listed = await call(listFilesTool, { path: "node_modules/pkg" });
     expect(listed.output).not.toContain("token.txt");
   });
