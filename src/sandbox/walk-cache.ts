@@ -125,7 +125,7 @@ function encodeRecord(record: FolderRecord): Partial<FolderRecord> {
 /** Whether two records of a folder hold the same listing (their stamps aside). */
 export function sameListing(a: FolderRecord, b: FolderRecord): boolean {
   return (
-    JSON.stringify({ ...encodeRecord(a), stamp: "" }) === JSON.stringify({ ...encodeRecord(b), stamp: "" })
+    JSON.stringify(encodeRecord({ ...a, stamp: "" })) === JSON.stringify(encodeRecord({ ...b, stamp: "" }))
   );
 }
 

@@ -220,13 +220,8 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
     excluded: boolean,
   ): void => {
     if (truncated) return;
-    let stats: Stats;
-    try {
-      stats = lstatSync(abs);
-    } catch {
-      return;
-    }
-    if (!stats.isDirectory()) return;
+    const stats = folderStats(abs);
+    if (!stats) return;
     const stamp = stampOf(stats, racyAfter);
     const old = fresh ? undefined : cached[rel];
     const ownRules = (names: readonly string[]) => rulesOf(abs, rel, names, parentRules);
@@ -270,26 +265,17 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
     const prefix = root.endsWith(sep) ? root : root + sep;
     const { stamps } = check;
     for (let i = 0; i < stamps.length; i += 2) {
-      let stats: Stats;
-      try {
-        stats = lstatSync(prefix + stamps[i]);
-      } catch {
-        return undefined;
-      }
-      if (!stats.isDirectory() || stampOf(stats, racyAfter) !== stamps[i + 1]) return undefined;
+      const stats = folderStats(prefix + stamps[i]);
+      if (!stats || stampOf(stats, racyAfter) !== stamps[i + 1]) return undefined;
     }
     for (const [rel, stamp, names] of check.rules)
       if (rulesStamp(prefix + rel, names, racyAfter) !== stamp) return undefined;
     let top = check.root;
-    let stats: Stats;
-    try {
-      stats = lstatSync(root);
-    } catch {
-      return undefined;
-    }
+    const stats = folderStats(root);
+    if (!stats) return undefined;
     const stamp = stampOf(stats, racyAfter);
-    if (!stats.isDirectory()) return undefined;
-    if (stamp === "" || stamp !== top.stamp || rulesStamp(root, top.ignoreFiles, racyAfter) !== top.rules) {
+    const same = stamp !== "" && stamp === top.stamp && top.rules !== "?";
+    if (!same || rulesStamp(root, top.ignoreFiles, racyAfter) !== top.rules) {
       const again = list(
         root,
         "",
@@ -429,6 +415,16 @@ function isBare(record: FolderRecord): boolean {
     record.hidden.length === 0 &&
     record.ignoreFiles.length === 0
   );
+}
+
+/** The stats of `path` when it is a folder (not a link to one). */
+function folderStats(path: string): Stats | undefined {
+  try {
+    const stats = lstatSync(path);
+    return stats.isDirectory() ? stats : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function entryExists(path: string): boolean {

@@ -104,6 +104,14 @@ describe("the cached workspace walk", () => {
     await rm(join(ws, "stand-in"));
     await settle();
     expect(walk().listed).toBe(1);
+    // the same while the root's stamp is too recent to be kept, then once it is: the cache stays as it is
+    await writeFile(join(ws, "stand-in"), "");
+    await rm(join(ws, "stand-in"));
+    walk();
+    const kept = await readFile(cacheFile, "utf8");
+    await settle();
+    expect(walk().listed).toBe(1);
+    expect(await readFile(cacheFile, "utf8")).toBe(kept);
     await writeFile(join(ws, "secret.env"), "secret\n");
     await settle();
     const found = walk();
