@@ -140,10 +140,9 @@ describe("hidden and protected paths of the workspace", () => {
   });
 
   it("applies the rules inside excluded folders, the configured ones too, which add nothing else", async () => {
-    const config = loadConfig({ env: { XDG_CONFIG_HOME: join(base, "no-config") } });
     const excluded = await resolvePolicy({
       workspace: ws,
-      config: config.sandbox,
+      config: sandboxConfig(),
       env,
       walk: { excludeDirs: ["sub", "secrets", "certs", "private"] },
     });
