@@ -132,15 +132,15 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
   let truncated = false;
   let listed = 0;
 
-  /** Lists the folder and matches its entries with `rules` (its own included); `excluded`: the folder
-   * is (inside) an excluded one. */
+  /** Lists the folder and matches its entries with the rules `rulesFor` makes of its ignore files (the
+   * parent's and its own); `excluded`: the folder is (inside) an excluded one. */
   const list = (
     abs: string,
     rel: string,
-    rules: () => Ignore | undefined,
+    rulesFor: (names: readonly string[]) => () => Ignore | undefined,
     stamp: string,
     excluded: boolean,
-  ): FolderRecord | undefined => {
+  ): { record: FolderRecord; rules: () => Ignore | undefined } | undefined => {
     let entries: Dirent[];
     try {
       entries = readdirSync(abs, { withFileTypes: true });
@@ -159,6 +159,8 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
     const dirs: string[] = [];
     const excludedDirs: string[] = [];
     let git = false;
+    // only the ignore files it holds are read (most folders, those of node_modules above all, have none)
+    const rules = rulesFor(ignoreFiles);
     const umbra = rules();
     const keep: string[] = [];
     let keptMounts = 0;
@@ -206,7 +208,7 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
       record.gitIsDir = entries.some((entry) => entry.name === ".git" && entry.isDirectory());
       record.umbraIsDir = entries.some((entry) => entry.name === ".umbra" && entry.isDirectory());
     }
-    return record;
+    return { record, rules };
   };
 
   /** `parentRules` gives the rules in force in the parent (computed only when a folder is listed);
@@ -238,9 +240,9 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
       record = old;
       rules = ownRules(record.ignoreFiles);
     } else {
-      rules = ownRules(UMBRA_IGNORE_FILES);
-      record = list(abs, rel, rules, stamp, excluded);
-      if (!record) return;
+      const listing = list(abs, rel, ownRules, stamp, excluded);
+      if (!listing) return;
+      ({ record, rules } = listing);
       childrenFresh = fresh || !old || old.rules !== record.rules || record.rules === "?";
     }
     seen += record.entries;
@@ -279,10 +281,10 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
       const again = list(
         root,
         "",
-        rulesOf(root, "", UMBRA_IGNORE_FILES, () => undefined),
+        (names) => rulesOf(root, "", names, () => undefined),
         stamp,
         false,
-      );
+      )?.record;
       if (!again || again.rules === "?" || !sameListing(top, again)) return undefined;
       top = again;
     }
