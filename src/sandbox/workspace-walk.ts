@@ -6,21 +6,16 @@
  * A file added, removed or renamed in a folder changes the folder's times, and its change time cannot be
  * set back by a process (utimes sets it to now), so a changed folder is always listed again; a changed
  * ignore file lists again every folder below its own.
+ *
+ * Excluded folders (node_modules, build output, the configured `index.excludeDirs`, …) are walked for
+ * the hiding rules like any other (a secret or an ignore file there is hidden like anywhere else), but
+ * nothing else is looked for inside them: no nested `.git`, no git-only ignore file, no subfolder that
+ * is entered in a different way. A workspace's configuration can choose which folders are excluded; it
+ * cannot make a folder escape the rules.
  */
-import {
-  type BigIntStats,
-  type Dirent,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { dirname, join, sep } from "node:path";
+import { type Dirent, lstatSync, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
+import { join, sep } from "node:path";
 import type { Ignore } from "ignore";
-import { z } from "zod";
 import { DEFAULT_EXCLUDED_DIRS, excludedDirMatcher } from "../workspace/excluded-dirs.js";
 import {
   extendRules,
@@ -31,6 +26,17 @@ import {
 } from "../workspace/ignore-rules.js";
 import { FEW, masksFolder, ROOT_FEW } from "./hidden-masks.js";
 import type { HiddenMask } from "./types.js";
+import {
+  type FolderRecord,
+  readCache,
+  readCheck,
+  sameListing,
+  type WalkCheck,
+  type WalkSummary,
+  writeCache,
+} from "./walk-cache.js";
+
+const UMBRA_IGNORE_NAMES: ReadonlySet<string> = new Set(UMBRA_IGNORE_FILES);
 
 /** Folders of `.umbra/` that agents may write (everything else there is protected). */
 export const AGENT_WRITABLE_UMBRA_DIRS: readonly string[] = Object.freeze(["rules", "notes"]);
@@ -41,7 +47,7 @@ export interface WorkspacePaths {
   hidden: string[];
   /** Folders that hold more matches than other entries, as the entries that stay visible (sorted). */
   masks: HiddenMask[];
-  /** Ignore files found at any depth (absolute). */
+  /** Ignore files found at any depth (absolute); inside excluded folders only .umbraignore/.cursorignore. */
   ignoreFiles: string[];
   /** `*.code-workspace` files at the root (absolute). */
   codeWorkspaces: string[];
@@ -63,7 +69,7 @@ export interface WorkspacePaths {
 }
 
 export interface FindWorkspacePathsOptions {
-  /** Folders not searched for nested ignore files or matches (default: DEFAULT_EXCLUDED_DIRS). */
+  /** Folders searched for hiding rules and their matches only (default: DEFAULT_EXCLUDED_DIRS). */
   excludeDirs?: readonly string[];
   /** Stop after this many directory entries (default 1,000,000). */
   maxEntries?: number;
@@ -73,99 +79,45 @@ export interface FindWorkspacePathsOptions {
   cacheFile?: string;
 }
 
-/** What the walk keeps of one folder (`rel` posix, "" for the root). */
-const folderSchema = z
-  .object({
-    /** The folder's stamp when it was listed; "" when too close to a change to be trusted. */
-    stamp: z.string(),
-    /** The stamps of its .umbraignore/.cursorignore files ("?": not to be trusted). */
-    rules: z.string(),
-    entries: z.number(),
-    /** Its ignore files (names; symlinks included, folders not). */
-    ignoreFiles: z.array(z.string()),
-    /** Its subfolders that the walk enters. */
-    dirs: z.array(z.string()),
-    /** Its excluded subfolders (not entered; only looked at for a `.git` at their top, on every walk). */
-    excluded: z.array(z.string()),
-    /** Whether it holds a `.git` entry that is not hidden. */
-    git: z.boolean(),
-    /** Its entries hidden one by one. */
-    hidden: z.array(z.string()),
-    /** Masked: the entries that stay visible (all others are matches). */
-    keep: z.array(z.string()).optional(),
-    /** The root only. */
-    codeWorkspaces: z.array(z.string()).optional(),
-    gitIsDir: z.boolean().optional(),
-    umbraIsDir: z.boolean().optional(),
-  })
-  .strict();
-type FolderRecord = z.infer<typeof folderSchema>;
-
-const CACHE_VERSION = 2;
-const cacheSchema = z.object({
-  version: z.literal(CACHE_VERSION),
-  key: z.string(),
-  folders: z.record(folderSchema),
-});
-
 /**
- * How close to the walk (ns) a change makes a stamp untrustworthy: a folder changed again within the
- * same tick of the filesystem's clock would keep its stamp ("racy git"). Covers coarse clocks.
+ * How close to the walk (ms) a change makes a stamp untrustworthy: a folder changed again within the
+ * same tick of the filesystem's clock would keep its stamp ("racy git"). Covers coarse clocks. Times are
+ * kept as milliseconds with their fraction (sub-microsecond today), which is enough: a stamp is trusted
+ * only this long after the folder's last change, so any later change moves its change time by more.
  */
-const RACY_NS = 2_000_000_000n;
+const RACY_MS = 2_000;
 
-function stampOf(stats: BigIntStats, racyAfter: bigint): string {
-  if (stats.ctimeNs > racyAfter || stats.mtimeNs > racyAfter) return "";
-  return `${stats.dev}:${stats.ino}:${stats.ctimeNs}:${stats.mtimeNs}`;
+function stampOf(stats: Stats, racyAfter: number): string {
+  if (stats.ctimeMs > racyAfter || stats.mtimeMs > racyAfter) return "";
+  return `${stats.dev}:${stats.ino}:${stats.ctimeMs}:${stats.mtimeMs}`;
 }
 
 /** The stamps of the umbra ignore files among `names` of folder `abs`: their contents, as followed. */
-function rulesStamp(abs: string, names: readonly string[], racyAfter: bigint): string {
+function rulesStamp(abs: string, names: readonly string[], racyAfter: number): string {
   const parts: string[] = [];
   for (const name of names) {
     if (!(UMBRA_IGNORE_FILES as readonly string[]).includes(name)) continue;
-    let stats: BigIntStats;
+    let stats: Stats;
     try {
-      stats = statSync(join(abs, name), { bigint: true });
+      stats = statSync(join(abs, name));
     } catch {
       parts.push(`${name}:-`);
       continue;
     }
-    if (stats.ctimeNs > racyAfter || stats.mtimeNs > racyAfter) return "?";
-    parts.push(`${name}:${stats.ino}:${stats.size}:${stats.ctimeNs}:${stats.mtimeNs}`);
+    if (stats.ctimeMs > racyAfter || stats.mtimeMs > racyAfter) return "?";
+    parts.push(`${name}:${stats.ino}:${stats.size}:${stats.ctimeMs}:${stats.mtimeMs}`);
   }
   return parts.join("|");
-}
-
-function readCache(file: string | undefined, key: string): Record<string, FolderRecord> {
-  if (!file) return {};
-  try {
-    const parsed = cacheSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
-    return parsed.success && parsed.data.key === key ? parsed.data.folders : {};
-  } catch {
-    return {};
-  }
-}
-
-/** Writes the cache (0600 in a 0700 folder) through a rename: a reader sees the old file or the new. */
-function writeCache(file: string, key: string, folders: Record<string, FolderRecord>): void {
-  try {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ version: CACHE_VERSION, key, folders }), { mode: 0o600 });
-    renameSync(tmp, file);
-  } catch {
-    // a cache that cannot be written only costs the next walk its time
-  }
 }
 
 /**
  * Walks the workspace (`root`: absolute, symlink-free) with the rules of every .umbraignore and
  * .cursorignore (git syntax, nested, negation) — the same parser and matcher as the workspace scan — and
  * lists what they match. Unlike the scan, git-ignored folders are entered (a secret is often git-ignored
- * too); `.git` and the default excluded folders (node_modules, build output, …) are not, though they are
- * hidden themselves when a rule matches them. Symlinks are matched as entries and never followed. A
- * folder with more matches than other entries comes back as a mask (see hidden-masks.ts).
+ * too), and so are excluded folders (node_modules, build output, …: for the hiding rules only); `.git`
+ * folders are not, though they are hidden themselves when a rule matches them. Symlinks are matched as
+ * entries and never followed. A folder with more matches than other entries comes back as a mask (see
+ * hidden-masks.ts).
  */
 export function findWorkspacePaths(root: string, options: FindWorkspacePathsOptions = {}): WorkspacePaths {
   const excludeDirs = options.excludeDirs ?? DEFAULT_EXCLUDED_DIRS;
@@ -173,20 +125,22 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
   const maxEntries = options.maxEntries ?? 1_000_000;
   const roots = new Set(options.writableRoots ?? []);
   const key = JSON.stringify({ root, excludeDirs, maxEntries, roots: [...roots].sort() });
-  const cached = readCache(options.cacheFile, key);
+  let cached: Record<string, FolderRecord> = {};
   const folders: Record<string, FolderRecord> = {};
-  const racyAfter = BigInt(Date.now()) * 1_000_000n - RACY_NS;
+  const racyAfter = Date.now() - RACY_MS;
   let seen = 0;
   let truncated = false;
   let listed = 0;
 
-  /** Lists the folder and matches its entries with `rules` (its own included). */
+  /** Lists the folder and matches its entries with the rules `rulesFor` makes of its ignore files (the
+   * parent's and its own); `excluded`: the folder is (inside) an excluded one. */
   const list = (
     abs: string,
     rel: string,
-    rules: () => Ignore | undefined,
+    rulesFor: (names: readonly string[]) => () => Ignore | undefined,
     stamp: string,
-  ): FolderRecord | undefined => {
+    excluded: boolean,
+  ): { record: FolderRecord; rules: () => Ignore | undefined } | undefined => {
     let entries: Dirent[];
     try {
       entries = readdirSync(abs, { withFileTypes: true });
@@ -194,21 +148,19 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
       return undefined;
     }
     listed++;
+    const names: ReadonlySet<string> = excluded ? UMBRA_IGNORE_NAMES : IGNORE_FILE_NAMES;
     const ignoreFiles = entries
-      .filter((entry) => IGNORE_FILE_NAMES.has(entry.name) && !entry.isDirectory())
+      .filter((entry) => names.has(entry.name) && !entry.isDirectory())
       .map((entry) => entry.name)
       .sort();
     // Stamped before they are read: a change after this shows in the next walk.
-    const record: FolderRecord = {
-      stamp,
-      rules: rulesStamp(abs, ignoreFiles, racyAfter),
-      entries: entries.length,
-      ignoreFiles,
-      dirs: [],
-      excluded: [],
-      git: false,
-      hidden: [],
-    };
+    const rulesNow = rulesStamp(abs, ignoreFiles, racyAfter);
+    const hidden: string[] = [];
+    const dirs: string[] = [];
+    const excludedDirs: string[] = [];
+    let git = false;
+    // only the ignore files it holds are read (most folders, those of node_modules above all, have none)
+    const rules = rulesFor(ignoreFiles);
     const umbra = rules();
     const keep: string[] = [];
     let keptMounts = 0;
@@ -219,21 +171,33 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
       if (name === ".git" && rel === "") {
         keep.push(name);
         keptMounts++;
-        record.git = true;
+        git = true;
         continue;
       }
       if (umbra && matchIgnore({ umbra }, childRel, isDir)) {
-        record.hidden.push(name);
+        hidden.push(name);
         continue;
       }
       keep.push(name);
       if (!entry.isSymbolicLink()) keptMounts++;
-      if (name === ".git") record.git = true;
-      else if (isDir && !isExcluded(name, childRel)) record.dirs.push(name);
-      else if (isDir) record.excluded.push(name);
+      if (name === ".git") git ||= !excluded;
+      else if (!isDir) continue;
+      else if (excluded) dirs.push(name);
+      else if (isExcluded(name, childRel)) excludedDirs.push(name);
+      else dirs.push(name);
     }
+    const record: FolderRecord = {
+      stamp,
+      rules: rulesNow,
+      entries: entries.length,
+      ignoreFiles,
+      dirs,
+      excluded: excludedDirs,
+      git,
+      hidden,
+    };
     const few = roots.has(abs) ? ROOT_FEW : FEW;
-    if (abs !== sep && masksFolder(record.hidden.length, keptMounts, few)) {
+    if (abs !== sep && masksFolder(hidden.length, keptMounts, few)) {
       record.keep = keep.sort();
       record.hidden = [];
     }
@@ -244,43 +208,25 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
       record.gitIsDir = entries.some((entry) => entry.name === ".git" && entry.isDirectory());
       record.umbraIsDir = entries.some((entry) => entry.name === ".umbra" && entry.isDirectory());
     }
-    return record;
+    return { record, rules };
   };
 
   /** `parentRules` gives the rules in force in the parent (computed only when a folder is listed);
-   * `fresh`: the rules changed at or above this folder, so nothing below comes from the cache. */
-  const visit = (abs: string, rel: string, parentRules: () => Ignore | undefined, fresh: boolean): void => {
+   * `fresh`: the rules changed at or above this folder, so nothing below comes from the cache;
+   * `excluded`: the folder is (inside) an excluded one. */
+  const visit = (
+    abs: string,
+    rel: string,
+    parentRules: () => Ignore | undefined,
+    fresh: boolean,
+    excluded: boolean,
+  ): void => {
     if (truncated) return;
-    let stats: BigIntStats;
-    try {
-      stats = lstatSync(abs, { bigint: true });
-    } catch {
-      return;
-    }
-    if (!stats.isDirectory()) return;
+    const stats = folderStats(abs);
+    if (!stats) return;
     const stamp = stampOf(stats, racyAfter);
     const old = fresh ? undefined : cached[rel];
-    const ownRules = (names: readonly string[]) => {
-      let memo: { rules: Ignore | undefined } | undefined;
-      return () => {
-        if (!memo) {
-          const patterns = [];
-          for (const name of UMBRA_IGNORE_FILES) {
-            if (!names.includes(name)) continue;
-            let text: string | undefined;
-            try {
-              text = readFileSync(join(abs, name), "utf8");
-            } catch {
-              text = undefined;
-            }
-            if (text !== undefined)
-              patterns.push(...parseIgnoreFile(text, rel, rel === "" ? name : `${rel}/${name}`));
-          }
-          memo = { rules: extendRules(parentRules(), patterns) };
-        }
-        return memo.rules;
-      };
-    };
+    const ownRules = (names: readonly string[]) => rulesOf(abs, rel, names, parentRules);
     let record: FolderRecord | undefined;
     let rules: () => Ignore | undefined;
     let childrenFresh = fresh;
@@ -294,9 +240,9 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
       record = old;
       rules = ownRules(record.ignoreFiles);
     } else {
-      rules = ownRules(UMBRA_IGNORE_FILES);
-      record = list(abs, rel, rules, stamp);
-      if (!record) return;
+      const listing = list(abs, rel, ownRules, stamp, excluded);
+      if (!listing) return;
+      ({ record, rules } = listing);
       childrenFresh = fresh || !old || old.rules !== record.rules || record.rules === "?";
     }
     seen += record.entries;
@@ -307,42 +253,151 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
     folders[rel] = record;
     const prefix = abs.endsWith(sep) ? abs : abs + sep;
     for (const name of record.dirs)
-      visit(prefix + name, rel === "" ? name : `${rel}/${name}`, rules, childrenFresh);
+      visit(prefix + name, rel === "" ? name : `${rel}/${name}`, rules, childrenFresh, excluded);
+    for (const name of record.excluded)
+      visit(prefix + name, rel === "" ? name : `${rel}/${name}`, rules, childrenFresh, true);
   };
-  visit(root, "", () => undefined, false);
 
-  if (
-    options.cacheFile &&
-    !truncated &&
-    (listed > 0 || Object.keys(cached).length !== Object.keys(folders).length)
-  ) {
-    writeCache(options.cacheFile, key, folders);
-  }
-  const hidden: string[] = [];
-  const masks: HiddenMask[] = [];
-  const ignoreFiles: string[] = [];
-  const gitEntries: string[] = [];
+  /**
+   * The walk of a workspace in which nothing changed since the check was cached: every folder below the
+   * root and its ignore files as stamped, the root listed again when its stamp changed (the sandbox's
+   * stand-ins for missing protected paths come and go there) and found the same. Undefined otherwise.
+   */
+  const unchanged = (check: WalkCheck): WorkspacePaths | undefined => {
+    const prefix = root.endsWith(sep) ? root : root + sep;
+    const { stamps } = check;
+    for (let i = 0; i < stamps.length; i += 2) {
+      const stats = folderStats(prefix + stamps[i]);
+      if (!stats || stampOf(stats, racyAfter) !== stamps[i + 1]) return undefined;
+    }
+    for (const [rel, stamp, names] of check.rules)
+      if (rulesStamp(prefix + rel, names, racyAfter) !== stamp) return undefined;
+    let top = check.root;
+    const stats = folderStats(root);
+    if (!stats) return undefined;
+    const stamp = stampOf(stats, racyAfter);
+    const same = stamp !== "" && stamp === top.stamp && top.rules !== "?";
+    if (!same || rulesStamp(root, top.ignoreFiles, racyAfter) !== top.rules) {
+      const again = list(
+        root,
+        "",
+        (names) => rulesOf(root, "", names, () => undefined),
+        stamp,
+        false,
+      )?.record;
+      if (!again || again.rules === "?" || !sameListing(top, again)) return undefined;
+      top = again;
+    }
+    if (top.entries + check.entries > maxEntries) return undefined;
+    return finish(root, merge(summarize(root, { "": top }), check.below), top, false, listed);
+  };
+  const check = readCheck(options.cacheFile, key);
+  const quick = check && unchanged(check);
+  if (quick) return quick;
+
+  listed = 0;
+  cached = readCache(options.cacheFile, key);
+  visit(root, "", () => undefined, false, false);
+  if (options.cacheFile && !truncated) writeCache(options.cacheFile, key, folders, checkOf(root, folders));
+  return finish(root, summarize(root, folders), folders[""], truncated, listed);
+}
+
+/** The rules in force in folder `abs` (`rel`) with its ignore files among `names`, read when first asked. */
+function rulesOf(
+  abs: string,
+  rel: string,
+  names: readonly string[],
+  parentRules: () => Ignore | undefined,
+): () => Ignore | undefined {
+  let memo: { rules: Ignore | undefined } | undefined;
+  return () => {
+    if (!memo) {
+      const patterns = [];
+      for (const name of UMBRA_IGNORE_FILES) {
+        if (!names.includes(name)) continue;
+        let text: string | undefined;
+        try {
+          text = readFileSync(join(abs, name), "utf8");
+        } catch {
+          text = undefined;
+        }
+        if (text !== undefined)
+          patterns.push(...parseIgnoreFile(text, rel, rel === "" ? name : `${rel}/${name}`));
+      }
+      memo = { rules: extendRules(parentRules(), patterns) };
+    }
+    return memo.rules;
+  };
+}
+
+/** What the folders (by workspace-relative path) add to the result; `below`: the root's left out. */
+function summarize(root: string, folders: Record<string, FolderRecord>, below = false): WalkSummary {
+  const summary: WalkSummary = { hidden: [], masks: [], ignoreFiles: [], gitEntries: [], excludedTops: [] };
   for (const [rel, record] of Object.entries(folders)) {
+    if ((below && rel === "") || isBare(record)) continue;
     const abs = rel === "" ? root : join(root, rel);
     const inside = (name: string) => (rel === "" ? name : `${rel}/${name}`);
-    if (record.git) gitEntries.push(inside(".git"));
-    // A repository planted at the top of an excluded folder (dist/.git) changes that folder, not this
-    // one: looked for on every walk, never taken from the cache.
-    for (const name of record.excluded)
-      if (entryExists(join(abs, name, ".git"))) gitEntries.push(inside(`${name}/.git`));
-    for (const name of record.hidden) hidden.push(join(abs, name));
-    for (const name of record.ignoreFiles) ignoreFiles.push(join(abs, name));
-    if (record.keep) masks.push({ folder: abs, keep: record.keep });
+    if (record.git) summary.gitEntries.push(inside(".git"));
+    for (const name of record.excluded) summary.excludedTops.push(inside(name));
+    for (const name of record.hidden) summary.hidden.push(join(abs, name));
+    for (const name of record.ignoreFiles) summary.ignoreFiles.push(join(abs, name));
+    if (record.keep) summary.masks.push({ folder: abs, keep: record.keep });
   }
-  masks.sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
+  return summary;
+}
+
+function merge(a: WalkSummary, b: WalkSummary): WalkSummary {
+  return {
+    hidden: [...a.hidden, ...b.hidden],
+    masks: [...a.masks, ...b.masks],
+    ignoreFiles: [...a.ignoreFiles, ...b.ignoreFiles],
+    gitEntries: [...a.gitEntries, ...b.gitEntries],
+    excludedTops: [...a.excludedTops, ...b.excludedTops],
+  };
+}
+
+/** The check of a complete walk, or none when a stamp there is not to be trusted yet or a folder is
+ * missing from it. */
+function checkOf(root: string, folders: Record<string, FolderRecord>): WalkCheck | undefined {
   const top = folders[""];
+  if (!top) return undefined;
+  const stamps: string[] = [];
+  const rules: WalkCheck["rules"] = [];
+  let entries = 0;
+  for (const [rel, record] of Object.entries(folders)) {
+    // A subfolder the walk could not list (unreadable, or gone) is tried again by every walk.
+    for (const name of [...record.dirs, ...record.excluded])
+      if (folders[rel === "" ? name : `${rel}/${name}`] === undefined) return undefined;
+    if (rel === "") continue;
+    if (record.stamp === "" || record.rules === "?") return undefined;
+    stamps.push(rel, record.stamp);
+    if (record.rules !== "") rules.push([rel, record.rules, [...record.ignoreFiles]]);
+    entries += record.entries;
+  }
+  return { stamps, rules, entries, root: top, below: summarize(root, folders, true) };
+}
+
+/** The walk's result from what its folders add and the root's record. */
+function finish(
+  root: string,
+  summary: WalkSummary,
+  top: FolderRecord | undefined,
+  truncated: boolean,
+  listed: number,
+): WorkspacePaths {
+  const gitEntries = [...summary.gitEntries];
+  // A repository planted at the top of an excluded folder (dist/.git) changes that folder, not the one
+  // above: looked for on every walk, never taken from the cache.
+  for (const rel of summary.excludedTops)
+    if (entryExists(join(root, rel, ".git"))) gitEntries.push(`${rel}/.git`);
+  const masks = [...summary.masks].sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : 0));
   const umbraEntries = (top?.umbraIsDir ? safeList(join(root, ".umbra")) : [])
     .filter((name) => !AGENT_WRITABLE_UMBRA_DIRS.includes(name))
     .map((name) => join(root, ".umbra", name));
   return {
-    hidden: hidden.sort(),
+    hidden: [...summary.hidden].sort(),
     masks,
-    ignoreFiles: ignoreFiles.sort(),
+    ignoreFiles: [...summary.ignoreFiles].sort(),
     codeWorkspaces: (top?.codeWorkspaces ?? []).map((name) => join(root, name)).sort(),
     umbraEntries: umbraEntries.sort(),
     gitIsDir: top?.gitIsDir ?? false,
@@ -351,6 +406,27 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
     truncated,
     listed,
   };
+}
+
+/** A folder that adds nothing to the result (most of those of node_modules). */
+function isBare(record: FolderRecord): boolean {
+  return (
+    !record.git &&
+    !record.keep &&
+    record.excluded.length === 0 &&
+    record.hidden.length === 0 &&
+    record.ignoreFiles.length === 0
+  );
+}
+
+/** The stats of `path` when it is a folder (not a link to one). */
+function folderStats(path: string): Stats | undefined {
+  try {
+    const stats = lstatSync(path);
+    return stats.isDirectory() ? stats : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function entryExists(path: string): boolean {

@@ -109,7 +109,12 @@ describe("hidden and protected paths of the workspace", () => {
     await put(join(ws, "sub", ".gitignore"), "*.log\n");
     await put(join(ws, ".gitignore"), "private/\n");
     await put(join(ws, "private", "key.pem"), "git-ignored folders are entered");
-    await put(join(ws, "node_modules", "pkg", "test.pem"), "excluded folders are not entered");
+    await put(join(ws, "node_modules", "pkg", "test.pem"), "excluded folders are entered for the rules");
+    await put(join(ws, "node_modules", "pkg", ".gitignore"), "git rules of excluded folders are not kept");
+    await put(join(ws, "build", "out", ".umbraignore"), "token.txt\n");
+    await put(join(ws, "build", "out", "token.txt"), "a rule inside an excluded folder applies there");
+    await put(join(ws, "build", "token.txt"), "not hidden: the rule is in build/out/");
+    await put(join(ws, "node_modules", "dep", ".git", "config"), "a .git inside an excluded folder");
     await put(join(ws, ".git", "config"), "[core]\n");
     await mkdir(join(ws, ".git", "hooks"));
     await put(join(ws, ".git", "objects", "x.pem"), ".git is never walked");
@@ -124,12 +129,35 @@ describe("hidden and protected paths of the workspace", () => {
     const { policy } = await resolvePolicy({ workspace: ws, config: sandboxConfig(), env });
     expect(withoutSystemSecrets(policy.hiddenPaths)).toEqual(
       [
+        join(ws, "build", "out", "token.txt"),
         join(ws, "certs", "server.pem"),
+        join(ws, "node_modules", "pkg", "test.pem"),
         join(ws, "private", "key.pem"),
         join(ws, "secrets"),
         join(ws, "sub", "local.txt"),
       ].sort(),
     );
+  });
+
+  it("applies the rules inside excluded folders, the configured ones too, which add nothing else", async () => {
+    const excluded = await resolvePolicy({
+      workspace: ws,
+      config: sandboxConfig(),
+      env,
+      walk: { excludeDirs: ["sub", "secrets", "certs", "private"] },
+    });
+    expect(excluded.policy.hiddenPaths).toEqual(
+      expect.arrayContaining([
+        join(ws, "sub", "local.txt"),
+        join(ws, "certs", "server.pem"),
+        join(ws, "secrets"),
+      ]),
+    );
+    const { policy, git } = await resolvePolicy({ workspace: ws, config: sandboxConfig(), env });
+    // the umbra ignore files of excluded folders are read-only like any other; their git ones are not kept
+    expect(policy.protectedPaths).toContain(join(ws, "build", "out", ".umbraignore"));
+    expect(policy.protectedPaths).not.toContain(join(ws, "node_modules", "pkg", ".gitignore"));
+    expect([...(git?.entries ?? [])]).toEqual([".git"]);
   });
 
   it("protects git settings and hooks, editor and umbra settings and the ignore files", async () => {

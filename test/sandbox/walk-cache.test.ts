@@ -6,7 +6,7 @@
  * window within which a stamp is not trusted), so that only the stamps can tell the walk what changed.
  */
 import { lstatSync, statSync } from "node:fs";
-import { chmod, mkdir, readdir, realpath, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, realpath, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
@@ -98,6 +98,28 @@ describe("the cached workspace walk", () => {
     expect(hides(found, "src/lib/secret.env")).toBe(true);
   });
 
+  it("lists only the root again when an entry came and went there; hides what stays", async () => {
+    walk();
+    await writeFile(join(ws, "stand-in"), "");
+    await rm(join(ws, "stand-in"));
+    await settle();
+    expect(walk().listed).toBe(1);
+    // the same while the root's stamp is too recent to be kept, then once it is: the cache stays as it is
+    await writeFile(join(ws, "stand-in"), "");
+    await rm(join(ws, "stand-in"));
+    walk();
+    const kept = await readFile(cacheFile, "utf8");
+    await settle();
+    expect(walk().listed).toBe(1);
+    expect(await readFile(cacheFile, "utf8")).toBe(kept);
+    await writeFile(join(ws, "secret.env"), "secret\n");
+    await settle();
+    const found = walk();
+    expect(hides(found, "secret.env")).toBe(true);
+    expect(walk().listed).toBe(0);
+    await rm(join(ws, "secret.env"));
+  });
+
   it("hides what is renamed into a folder, a file or a whole folder", async () => {
     walk();
     await writeFile(join(base, "outside", "moved.csv"), "secret\n");
@@ -157,9 +179,41 @@ describe("the cached workspace walk", () => {
     expect(found.listed).toBeGreaterThan(0);
   });
 
+  it("hides what an excluded folder gets after a cached walk: a deep match, a new ignore file there", async () => {
+    await mkdir(join(ws, "node_modules", "pkg", "lib", "deep"), { recursive: true });
+    await writeFile(join(ws, "node_modules", "pkg", "lib", "index.js"), "visible\n");
+    await settle();
+    expect(hides(walk(), "node_modules/pkg/lib/index.js")).toBe(false);
+    await writeFile(join(ws, "node_modules", "pkg", "lib", "deep", "secret.env"), "secret\n");
+    await writeFile(join(ws, "node_modules", "pkg", ".cursorignore"), "lib/*.js\n");
+    await settle();
+    const found = walk();
+    expect(hides(found, "node_modules/pkg/lib/deep/secret.env")).toBe(true);
+    expect(hides(found, "node_modules/pkg/lib/index.js")).toBe(true);
+    expect(found.ignoreFiles).toContain(join(ws, "node_modules", "pkg", ".cursorignore"));
+    expect(walk().listed).toBe(0);
+  });
+
   it("starts over from a cache that is not its own or not readable", async () => {
     await writeFile(cacheFile, "{not json");
     expect(walk().listed).toBeGreaterThan(0);
+    expect(walk().listed).toBe(0);
+    // a check or a record of another shape (the stamps as a string, the root's subfolders as a string)
+    // is not used: the first leaves the records, the second the whole file
+    const [header, records] = (await readFile(cacheFile, "utf8")).split("\n").map((line) => JSON.parse(line));
+    await writeFile(
+      cacheFile,
+      `${JSON.stringify({ ...header, check: { ...header.check, stamps: "src" } })}\n${JSON.stringify(records)}`,
+    );
+    expect(walk().listed).toBe(0);
+    records[""].dirs = "src";
+    await writeFile(cacheFile, `${JSON.stringify(header)}\n${JSON.stringify(records)}`);
+    expect(walk().listed).toBe(0); // the check alone shows nothing changed
+    await writeFile(
+      cacheFile,
+      `${JSON.stringify({ ...header, check: undefined })}\n${JSON.stringify(records)}`,
+    );
+    expect(walk().listed).toBeGreaterThan(1);
     expect(walk().listed).toBe(0);
     const other = findWorkspacePaths(ws, { cacheFile, writableRoots: [ws], excludeDirs: ["src"] });
     expect(other.listed).toBeGreaterThan(0);

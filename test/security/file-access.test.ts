@@ -39,6 +39,8 @@ const SECRETS = [
   "WS_SECRET_env",
   "WS_SECRET_pem",
   "WS_SECRET_token",
+  "WS_SECRET_vercel",
+  "WS_SECRET_build",
   "WS_SECRET_late",
   "OUTSIDE_SECRET",
 ];
@@ -124,6 +126,11 @@ beforeAll(async () => {
   mkdirSync(join(root, "node_modules", "pkg"), { recursive: true });
   writeFileSync(join(root, "node_modules", "pkg", ".umbraignore"), "token.txt\n");
   writeFileSync(join(root, "node_modules", "pkg", "token.txt"), "WS_SECRET_token\n");
+  // what the root's rules match inside other excluded folders
+  mkdirSync(join(root, ".vercel"));
+  writeFileSync(join(root, ".vercel", ".env"), "WS_SECRET_vercel=1\n");
+  mkdirSync(join(root, "build", "secrets"), { recursive: true });
+  writeFileSync(join(root, "build", "secrets", "key.txt"), "WS_SECRET_build\n");
   writeFileSync(join(root, ".env"), "WS_SECRET_env=1\nWS_SECRET_env_2=2\n");
   mkdirSync(join(root, "secrets"));
   writeFileSync(join(root, "secrets", "id.pem"), "WS_SECRET_pem\n");
@@ -263,10 +270,23 @@ describe("Node-side file access of agents", () => {
     await refusedCall(listFilesTool, { path: "secrets" });
   });
 
-  it("attack hidden-rules: ignore rules inside node_modules apply", async () => {
+  it("attack hidden-rules: ignore rules inside node_modules, .vercel and build apply", async () => {
     await refusedCall(readFileTool, { path: "node_modules/pkg/token.txt" });
+    await refusedCall(readFileTool, { path: ".vercel/.env" });
+    await refusedCall(readFileTool, { path: "build/secrets/key.txt" });
     const listed = await call(listFilesTool, { path: "node_modules/pkg" });
     expect(listed.output).not.toContain("token.txt");
+  });
+
+  it("attack hidden-rules: a command reads nothing the rules hide in node_modules, .vercel or build", async () => {
+    const files = ["node_modules/pkg/token.txt", ".vercel/.env", "build/secrets/key.txt"];
+    const read = await call(runCommandTool, {
+      command: `for f in ${files.join(" ")}; do cat "$f"; done 2>&1; ls -a node_modules/pkg build; true`,
+    });
+    expect(leaks(read.output), read.output).toBeUndefined();
+    await sh("cat node_modules/pkg/token.txt > copied.txt 2>/dev/null; true");
+    const copied = await call(readFileTool, { path: "copied.txt" });
+    expect(leaks(copied.output), copied.output).toBeUndefined();
   });
 
   it("attack hidden-rules: a file ignored after the session started", async () => {
