@@ -22,8 +22,8 @@
  *      show covered; an empty /run and a private /tmp (half of --memory; the host's in full-access,
  *      where / is writable), both carrying the roots below them over; with cgroups at hand (as root),
  *      cgroups limited to --nproc processes and --memory bytes made for the sandbox (see cgroup.c);
- *   4. fork the sandbox's init (pid 1 of the new pid namespace; moved into the cgroups before it forks
- *      the command), which brings up the loopback of the new net namespace (its only interface: a
+ *   4. fork the sandbox's init (pid 1 of the new pid namespace; in the cgroups before it forks the
+ *      command: on cgroup v1 it enters them itself, on v2 the outer process moves it), which brings up the loopback of the new net namespace (its only interface: a
  *      private 127.0.0.1 and ::1), mounts a fresh /proc (with /proc/sys read-only), forks the command
  *      and answers the seccomp notifications of its tree;
  *   5. in the command's process: a new session (no controlling terminal), limits, no_new_privs,
@@ -127,7 +127,8 @@ struct options {
 };
 
 static int report_fd = -1;
-/* In init: closed by the outer process once init is in the sandbox's cgroups (-1: no cgroups). */
+/* In init: closed by the outer process once it has moved init into the sandbox's cgroup v2 children
+ * (-1: none; cgroup v1 children init enters itself, see cgroup.c). */
 static int cgroup_gate = -1;
 static struct sock_fprog filter;
 
@@ -904,6 +905,7 @@ static void sandbox_init(const struct options *o, const struct path_list *socket
   sigaddset(&mask, SIGHUP);
   sigprocmask(SIG_BLOCK, &mask, NULL);
   int signals = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (cgroup_enter() != 0) die_setup();
   if (cgroup_gate >= 0) {
     char byte;
     while (read(cgroup_gate, &byte, 1) < 0 && errno == EINTR) {
@@ -1058,8 +1060,9 @@ int cmd_sandbox(int argc, char **argv) {
   static struct path_list sockets;
   host_socket_paths(&o, &sockets);
   /* Before a branch's user namespace is joined: the cgroups are the host's. */
+  int cgroups = cgroup_prepare(o.nproc, o.memory);
   int gate[2] = {-1, -1};
-  if (cgroup_prepare(o.nproc, o.memory) > 0 && pipe2(gate, O_CLOEXEC) != 0) {
+  if (cgroup_outer_moves() > 0 && pipe2(gate, O_CLOEXEC) != 0) {
     fail("pipe: %s", strerror(errno));
     die_setup();
   }
@@ -1099,18 +1102,16 @@ int cmd_sandbox(int argc, char **argv) {
     sandbox_init(&o, &sockets, uid, gid);
   }
   init_pid = pid;
-  if (gate[0] >= 0) {
-    close(gate[0]);
-    /* init forks the command once the gate closes: with a failed move it is killed first */
-    if (cgroup_add(pid) != 0) {
-      kill(pid, SIGKILL);
-      waitpid(pid, NULL, 0);
-      cgroup_remove();
-      remove_placeholders();
-      die_setup();
-    }
-    close(gate[1]);
+  if (gate[0] >= 0) close(gate[0]);
+  /* init forks the command once the gate closes: with a failed move it is killed first */
+  if (cgroups > 0 && cgroup_add(pid) != 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    cgroup_remove();
+    remove_placeholders();
+    die_setup();
   }
+  if (gate[1] >= 0) close(gate[1]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
