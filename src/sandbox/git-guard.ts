@@ -22,8 +22,8 @@ import { cp, lstat, mkdir, readdir, readFile, rename, rm } from "node:fs/promise
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { workspaceDir } from "../config/paths.js";
-import { DEFAULT_EXCLUDED_DIRS, excludedDirMatcher } from "../workspace/excluded-dirs.js";
 import { createLimiter } from "../workspace/limit.js";
+import { type FindWorkspacePathsOptions, findWorkspacePaths } from "./workspace-walk.js";
 
 /** Files and folders of a git directory that decide what git runs. */
 const CONTROL_FILES = ["config", "hooks", "commondir", "config.worktree"] as const;
@@ -64,11 +64,6 @@ function readGit(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<G
     );
     child.stdin?.end();
   });
-}
-
-/** Whether `dir` holds a `.git` entry of any type (an excluded folder is checked at its top only). */
-export function hasGitEntry(dir: string): Promise<boolean> {
-  return exists(join(dir, ".git"));
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -326,10 +321,12 @@ export interface GitGuard {
   hooksPaths: readonly string[];
   /** Where module and worktree git directories live (absolute, inside the workspace). */
   commonDirs: readonly string[];
-  /** Paths the command could not write (hidden): not walked. */
-  skip: readonly string[];
-  excludeDirs: readonly string[];
-  maxEntries: number;
+  /**
+   * How the policy walked the workspace (its cache file included): the walk after the run is the same
+   * one, so that it lists only the folders the command changed (see workspace-walk.ts) and sees `.git`
+   * entries exactly as the walk before it did.
+   */
+  walk: FindWorkspacePathsOptions;
 }
 
 /** A git entry a command created that the guard moved out of the user's folder. */
@@ -344,45 +341,6 @@ export interface GitRefusal {
 export interface GitCheck {
   refused: GitRefusal[];
   warnings: string[];
-}
-
-/**
- * The workspace-relative `.git` entries below `root` (any type; symlinks not followed), not looking
- * inside `.git` folders or `skip`, and inside excluded folders only at their top; undefined when there
- * are more than `maxEntries`.
- */
-async function listGitEntries(
-  root: string,
-  options: { excludeDirs?: readonly string[]; skip?: readonly string[]; maxEntries?: number } = {},
-): Promise<string[] | undefined> {
-  const isExcluded = excludedDirMatcher(options.excludeDirs ?? DEFAULT_EXCLUDED_DIRS);
-  const skip = new Set(options.skip ?? []);
-  const maxEntries = options.maxEntries ?? 1_000_000;
-  const limit = createLimiter(16);
-  const found: string[] = [];
-  let seen = 0;
-  const walk = async (abs: string, rel: string): Promise<boolean> => {
-    let entries: Dirent[];
-    try {
-      entries = await limit(() => readdir(abs, { withFileTypes: true }));
-    } catch {
-      return true;
-    }
-    seen += entries.length;
-    if (seen > maxEntries) return false;
-    const pending: Promise<boolean>[] = [];
-    for (const entry of entries) {
-      const childAbs = join(abs, entry.name);
-      if (skip.has(childAbs)) continue;
-      const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      if (entry.name === ".git") found.push(childRel);
-      else if (entry.isDirectory() && !isExcluded(entry.name, childRel))
-        pending.push(walk(childAbs, childRel));
-      else if (entry.isDirectory() && (await hasGitEntry(childAbs))) found.push(`${childRel}/.git`);
-    }
-    return (await Promise.all(pending)).every(Boolean);
-  };
-  return (await walk(root, "")) ? found.sort() : undefined;
 }
 
 /** An empty folder: what the sandbox's placeholders are, and no repository (git looks past it). */
@@ -446,12 +404,8 @@ export async function checkGitAfterRun(
   if (guard.entries === undefined) {
     warnings.push("the folder has too many entries to check it for new git repositories made by the command");
   } else {
-    const after = await listGitEntries(guard.root, {
-      excludeDirs: guard.excludeDirs,
-      skip: guard.skip,
-      maxEntries: guard.maxEntries,
-    });
-    for (const rel of after ?? []) {
+    const after = findWorkspacePaths(guard.root, guard.walk);
+    for (const rel of after.truncated ? [] : after.gitEntries) {
       if (guard.entries.has(rel)) continue;
       found.push({
         abs: join(guard.root, rel),

@@ -278,6 +278,18 @@ function helperOrThrow(): string {
   }
 }
 
+/** The seccomp program for each network setting: the same bytes on every run, so made once. */
+const programs = new Map<boolean, Buffer>();
+
+function programFor(network: boolean): Buffer {
+  let program = programs.get(network);
+  if (!program) {
+    program = seccompProgram({ network });
+    programs.set(network, program);
+  }
+  return program;
+}
+
 /** A sandbox ready to start processes under one policy: the kernel checked, the branch's view resolved. */
 export interface PreparedSandbox {
   /**
@@ -323,7 +335,7 @@ export async function prepareSandbox(
       });
     }
   }
-  const program = seccompProgram({ network: policy.network });
+  const program = programFor(policy.network);
   return {
     spawn(command, args, { cwd, env }) {
       if (!isAbsolute(cwd))
@@ -356,10 +368,12 @@ export async function runSandboxed(
   args: string[],
   options: RunOptions = {},
 ): Promise<SandboxResult> {
-  checkPolicy(policy);
-  if (options.unsandboxed) return runUnsandboxed(policy, command, args, options);
   const started = performance.now();
-  const sandbox = await prepareSandbox(policy, options);
+  if (options.unsandboxed) {
+    checkPolicy(policy);
+    return runUnsandboxed(policy, command, args, options);
+  }
+  const sandbox = await prepareSandbox(policy, options); // checks the policy
   const child = sandbox.spawn(command, args, {
     cwd: options.cwd ?? policy.workspace,
     env: options.env ?? process.env,
