@@ -23,9 +23,10 @@
  *      where / is writable), both carrying the roots below them over; with cgroups at hand (as root),
  *      cgroups limited to --nproc processes and --memory bytes made for the sandbox (see cgroup.c);
  *   4. fork the sandbox's init (pid 1 of the new pid namespace; in the cgroups before it forks the
- *      command: on cgroup v1 it enters them itself, on v2 the outer process moves it), which brings up the loopback of the new net namespace (its only interface: a
- *      private 127.0.0.1 and ::1), mounts a fresh /proc (with /proc/sys read-only), forks the command
- *      and answers the seccomp notifications of its tree;
+ *      command: on cgroup v1 it enters them itself, on v2 the outer process moves it), which brings up
+ *      the loopback of the new net namespace (its only interface: a private 127.0.0.1 and ::1), mounts
+ *      a fresh /proc (with /proc/sys read-only), forks the command and answers the seccomp
+ *      notifications of its tree;
  *   5. in the command's process: a new session (no controlling terminal), limits, no_new_privs,
  *      Landlock, no capabilities, no descriptors but 0-2, the seccomp filter (its listener handed to
  *      init), exec.

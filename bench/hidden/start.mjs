@@ -9,7 +9,9 @@
  *   - `umbra run --root WS -- true` with the walk cached (the folders unchanged since the last run);
  *   - the same as a first run: the walk's cache (UMBRA_HOME/sandbox/walk) removed before each, so every
  *     folder is listed and matched again.
- * Usage: node bench/hidden/start.mjs [--runs 9] [--files 100000]. Needs `npm run build`.
+ * With --before OLD/dist/cli/main.js (another build, e.g. an older commit's, with its own helper), its two
+ * `umbra run` rows too, in the same rounds (its walk cache is its own data directory).
+ * Usage: node bench/hidden/start.mjs [--runs 9] [--files 100000] [--before CLI]. Needs `npm run build`.
  * Writes bench/out/start.{json,md} and prints the markdown table.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -21,7 +23,11 @@ import { runChecked } from "../lib/proc.mjs";
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "dist", "cli", "main.js");
 const { values } = parseArgs({
-  options: { runs: { type: "string", default: "9" }, files: { type: "string", default: "100000" } },
+  options: {
+    runs: { type: "string", default: "9" },
+    files: { type: "string", default: "100000" },
+    before: { type: "string" },
+  },
 });
 const RUNS = Math.max(3, Number(values.runs));
 const FILES = Math.max(1000, Number(values.files));
@@ -40,28 +46,41 @@ for (let i = 0; i < FILES; i++) {
   writeFileSync(join(dir, `f${i}.ts`), `export const f${i} = ${i};\n`);
 }
 
-const walkCache = join(env.UMBRA_HOME, "sandbox", "walk");
-/** @type {Record<string, { argv: string[], before?: () => void }>} */
+/** The two `umbra run` rows of a build, each with its own data directory. */
+function runRows(/** @type {string} */ cli, /** @type {string} */ label) {
+  const own = { ...env, UMBRA_HOME: join(base, `home-${label}`) };
+  const argv = [process.execPath, cli, "run", "--root", ws, "--", "true"];
+  const walkCache = join(own.UMBRA_HOME, "sandbox", "walk");
+  return {
+    [`${label}umbra run -- true (walk cached)`]: { argv, env: own },
+    [`${label}umbra run -- true (first run: walk not cached)`]: {
+      argv,
+      env: own,
+      before: () => rmSync(walkCache, { recursive: true, force: true }),
+    },
+  };
+}
+/** @type {Record<string, { argv: string[], env?: NodeJS.ProcessEnv, before?: () => void }>} */
 const variants = {
   "node -e 0": { argv: [process.execPath, "-e", "0"] },
   "umbra --version": { argv: [process.execPath, CLI, "--version"] },
-  "umbra run -- true (walk cached)": { argv: [process.execPath, CLI, "run", "--root", ws, "--", "true"] },
-  "umbra run -- true (first run: walk not cached)": {
-    argv: [process.execPath, CLI, "run", "--root", ws, "--", "true"],
-    before: () => rmSync(walkCache, { recursive: true, force: true }),
-  },
+  ...runRows(CLI, ""),
+  ...(values.before ? runRows(values.before, "before: ") : {}),
 };
 /** @type {Record<string, number[]>} */
 const times = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
 const load = [loadavg()[0]];
 try {
-  // warm-up: the page cache, and the walk's cache for the cached variant
-  await runChecked(process.execPath, [CLI, "run", "--root", ws, "--", "true"], { env });
+  // warm-up: the page cache, and the walk's cache of each cached variant
+  for (const { argv, env: own } of Object.values(variants)) {
+    const [cmd = "", ...args] = argv;
+    await runChecked(cmd, args, { env: own ?? env });
+  }
   for (let i = 0; i < RUNS; i++) {
-    for (const [name, { argv, before }] of Object.entries(variants)) {
+    for (const [name, { argv, env: own, before }] of Object.entries(variants)) {
       before?.();
       const [cmd = "", ...args] = argv;
-      const r = await runChecked(cmd, args, { env });
+      const r = await runChecked(cmd, args, { env: own ?? env });
       times[name]?.push(r.ms);
     }
   }
@@ -87,7 +106,7 @@ const lines = [
   "| --- | ---: | ---: | ---: | --- |",
   ...rows.map(
     (r) =>
-      `| ${r.name} | ${r.medianMs.toFixed(0)} ms | ${r.minMs.toFixed(0)} ms | ${r.maxMs.toFixed(0)} ms | ${r.name.startsWith("umbra run") ? (r.medianMs < 1000 ? "< 1 s: met" : "< 1 s: missed") : ""} |`,
+      `| ${r.name} | ${r.medianMs.toFixed(0)} ms | ${r.minMs.toFixed(0)} ms | ${r.maxMs.toFixed(0)} ms | ${r.name.includes("umbra run") ? (r.medianMs < 1000 ? "< 1 s: met" : "< 1 s: missed") : ""} |`,
   ),
 ];
 const md = lines.join("\n");
