@@ -6,5 +6,5 @@ cd "$(dirname "$0")"
 mkdir -p build
 tmp="build/umbra-helper.tmp.$$"
 trap 'rm -f "$tmp"' EXIT
-${CC:-cc} -O2 -Wall -Wextra -Werror -std=c11 -o "$tmp" umbra-helper.c common.c sandbox.c landlock.c hidden.c cgroup.c
+${CC:-cc} -O2 -Wall -Wextra -Werror -std=c11 -pthread -o "$tmp" umbra-helper.c common.c sandbox.c landlock.c hidden.c cgroup.c
 mv -f "$tmp" build/umbra-helper

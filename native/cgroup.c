@@ -6,14 +6,22 @@
  * rlimits alone apply. v1 and v2 are handled alike: for each controller, the child "umbra-PID" of the
  * caller's cgroup in the hierarchy that holds it.
  *
- * cgroup_prepare() makes the children with their limits; cgroup_add() moves the sandbox's init into them
- * (one migration per controller, while init sets up the view: init forks the command only once it is
- * inside), and cgroup_remove() removes them when the sandbox has ended. Children left by a killed helper
+ * cgroup_prepare() makes the children with their limits. The sandbox's init then enters them before it
+ * forks the command (it forks nothing before), in one of two ways:
+ *   - cgroup v1: init itself writes "0" into each child's `tasks` file (opened here, before init is
+ *     cloned, so that init needs no access to the cgroup mounts): cgroup_enter(). Moving the calling
+ *     thread is the one move for which the kernel skips the global cgroup_threadgroup_rwsem, whose
+ *     write side waits for an RCU grace period (5-12 ms here; writing a pid into `cgroup.procs` took
+ *     it on every run). init is single-threaded, so the thread is the whole process.
+ *   - cgroup v2 (no such file): the outer process writes init's pid into `cgroup.procs` while init sets
+ *     up the view, and init waits for it: cgroup_add().
+ * cgroup_remove() removes the children when the sandbox has ended. Children left by a killed helper
  * (their PID gone) are removed by the next run.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,6 +47,8 @@ enum { CONTROLLERS = sizeof controllers / sizeof controllers[0] };
 
 static char parents[CONTROLLERS][PATH_MAX]; /* the caller's own cgroup, per controller ("" when unusable) */
 static char children[CONTROLLERS][PATH_MAX];
+static int versions[CONTROLLERS];              /* 1 or 2, of the child's hierarchy */
+static int tasks_fds[CONTROLLERS] = {-1, -1};  /* v1: the child's `tasks`, for cgroup_enter() */
 
 static int put(const char *dir, const char *file, const char *text) {
   char path[PATH_MAX];
@@ -73,7 +83,8 @@ static int mount_point(const char *name, int v2, char *out, size_t size) {
   return found;
 }
 
-/* The caller's cgroup directory for controller `c`, from /proc/self/cgroup; 0, or -1. */
+/* The caller's cgroup directory for controller `c`, from /proc/self/cgroup; the version of its
+ * hierarchy (1 or 2), or -1. */
 static int own_cgroup(const struct controller *c, char *out, size_t size) {
   FILE *f = fopen("/proc/self/cgroup", "re");
   if (!f) return -1;
@@ -96,11 +107,11 @@ static int own_cgroup(const struct controller *c, char *out, size_t size) {
   char point[PATH_MAX];
   if (v1[0] && mount_point(c->name, 0, point, sizeof point) == 0) {
     snprintf(out, size, "%s%s", point, strcmp(v1, "/") == 0 ? "" : v1);
-    return 0;
+    return 1;
   }
   if (v2[0] && mount_point(c->name, 1, point, sizeof point) == 0) {
     snprintf(out, size, "%s%s", point, strcmp(v2, "/") == 0 ? "" : v2);
-    return 1;
+    return 2;
   }
   return -1;
 }
@@ -145,23 +156,60 @@ int cgroup_prepare(long long nproc, long long memory) {
     char text[32];
     /* pids: the command's processes and the sandbox's init */
     snprintf(text, sizeof text, "%lld", i == 0 ? limit + 1 : limit);
-    if (put(child, version == 1 ? controllers[i].v2_limit : controllers[i].v1_limit, text) != 0) {
+    if (put(child, version == 2 ? controllers[i].v2_limit : controllers[i].v1_limit, text) != 0) {
       int shared = 0;
       for (size_t j = 0; j < i; j++) shared |= strcmp(children[j], child) == 0;
       if (!shared) rmdir(child);
       child[0] = '\0';
       continue;
     }
+    versions[i] = version;
+    if (version == 1) {
+      char path[PATH_MAX];
+      if (snprintf(path, sizeof path, "%s/tasks", child) < (int)sizeof path)
+        tasks_fds[i] = open(path, O_WRONLY | O_CLOEXEC);
+      if (tasks_fds[i] < 0) {
+        rmdir(child);
+        child[0] = '\0';
+        continue;
+      }
+    }
     made++;
   }
   return made;
 }
 
+int cgroup_outer_moves(void) {
+  int count = 0;
+  for (size_t i = 0; i < CONTROLLERS; i++) count += children[i][0] && versions[i] == 2;
+  return count;
+}
+
+int cgroup_enter(void) {
+  for (size_t i = 0; i < CONTROLLERS; i++) {
+    if (tasks_fds[i] < 0) continue;
+    ssize_t n = write(tasks_fds[i], "0", 1);
+    int saved = errno;
+    close(tasks_fds[i]);
+    tasks_fds[i] = -1;
+    if (n != 1) return fail("enter the sandbox's %s cgroup: %s", controllers[i].name, strerror(saved));
+  }
+  return 0;
+}
+
+static void close_tasks(void) {
+  for (size_t i = 0; i < CONTROLLERS; i++) {
+    if (tasks_fds[i] >= 0) close(tasks_fds[i]);
+    tasks_fds[i] = -1;
+  }
+}
+
 int cgroup_add(pid_t pid) {
+  close_tasks(); /* init has its own copies */
   char text[32];
   snprintf(text, sizeof text, "%d", (int)pid);
   for (size_t i = 0; i < CONTROLLERS; i++) {
-    if (!children[i][0]) continue;
+    if (!children[i][0] || versions[i] != 2) continue;
     if (put(children[i], "cgroup.procs", text) != 0) {
       char why[FAILURE_LEN];
       snprintf(why, sizeof why, "%s", failure);
@@ -172,6 +220,7 @@ int cgroup_add(pid_t pid) {
 }
 
 void cgroup_remove(void) {
+  close_tasks();
   for (size_t i = 0; i < CONTROLLERS; i++) {
     if (!children[i][0]) continue;
     rmdir(children[i]);

@@ -66,8 +66,13 @@ int hide_paths(const struct hidden_list *list);
  * init) and `memory` bytes (0: no limit), wherever that is possible. Returns how many controllers apply
  * (0: none; the rlimits alone then hold). */
 int cgroup_prepare(long long nproc, long long memory);
-/* Moves process `pid` (the sandbox's init, before it forks the command) into them; 0, or -1 with
- * `failure` set. */
+/* How many of them are cgroup v2 children, which the outer process moves init into (cgroup_add). */
+int cgroup_outer_moves(void);
+/* In the sandbox's init, before it forks the command: enters the cgroup v1 children itself (no RCU
+ * grace period, see cgroup.c); 0, or -1 with `failure` set. */
+int cgroup_enter(void);
+/* In the outer process, once init is cloned: moves process `pid` (init) into the cgroup v2 children and
+ * closes what cgroup_enter() uses; 0, or -1 with `failure` set. */
 int cgroup_add(pid_t pid);
 /* Removes the children once the sandbox has ended. */
 void cgroup_remove(void);

@@ -43,6 +43,7 @@ const baseline = join(base, "umbra-helper");
 execFileSync(process.env.CC || "cc", [
   "-O2",
   "-std=c11",
+  "-pthread",
   "-o",
   baseline,
   ...sources.filter((p) => p.endsWith(".c")).map((p) => join(base, p)),

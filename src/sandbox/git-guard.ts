@@ -23,8 +23,8 @@ import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { workspaceDir } from "../config/paths.js";
 import { shownPath } from "../workspace/errors.js";
-import { DEFAULT_EXCLUDED_DIRS, excludedDirMatcher } from "../workspace/excluded-dirs.js";
 import { createLimiter } from "../workspace/limit.js";
+import { type FindWorkspacePathsOptions, findWorkspacePaths } from "./workspace-walk.js";
 
 /** Files and folders of a git directory that decide what git runs. */
 const CONTROL_FILES = ["config", "hooks", "commondir", "config.worktree"] as const;
@@ -65,11 +65,6 @@ function readGit(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<G
     );
     child.stdin?.end();
   });
-}
-
-/** Whether `dir` holds a `.git` entry of any type (an excluded folder is checked at its top only). */
-export function hasGitEntry(dir: string): Promise<boolean> {
-  return exists(join(dir, ".git"));
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -242,14 +237,6 @@ export interface GitBefore {
 
 /** Files of a bare-looking git directory that decide what git runs there (see looksLikeGitDir). */
 const BARE_CONTROL_FILES = ["HEAD", "config", "commondir", "config.worktree", "hooks"] as const;
-/**
- * Whether a folder holding entries named `names` is a git directory to git (run in it or below it, git
- * uses it): a HEAD, and objects and refs of its own or in the folder its `commondir` names.
- */
-function looksLikeGitDir(names: readonly string[]): boolean {
-  const has = (name: string) => names.includes(name);
-  return has("HEAD") && (has("commondir") || (has("objects") && has("refs")));
-}
 /** Without a stamp file, a control file changed up to this long before the guard looked counts as new. */
 const CLOCK_SLACK_MS = 2_000;
 
@@ -373,12 +360,14 @@ export interface GitGuard {
   hooksPaths: readonly string[];
   /** Where module and worktree git directories live (absolute, inside the workspace). */
   commonDirs: readonly string[];
-  /** Paths the command could not write (hidden): not walked. */
-  skip: readonly string[];
   /** What was there before the run (absent: only new `.git` entries and control files are found). */
   before?: GitBefore;
-  excludeDirs: readonly string[];
-  maxEntries: number;
+  /**
+   * How the policy walked the workspace (its cache file included): the walk after the run is the same
+   * one, so that it lists only the folders the command changed (see workspace-walk.ts) and sees `.git`
+   * entries exactly as the walk before it did.
+   */
+  walk: FindWorkspacePathsOptions;
 }
 
 /** A git entry a command created that the guard moved out of the user's folder. */
@@ -393,52 +382,6 @@ export interface GitRefusal {
 export interface GitCheck {
   refused: GitRefusal[];
   warnings: string[];
-}
-
-/**
- * The workspace-relative `.git` entries below `root` (any type; symlinks not followed), not looking
- * inside `.git` folders or `skip`, and inside excluded folders only at their top; undefined when there
- * are more than `maxEntries`.
- */
-async function listGitEntries(
-  root: string,
-  options: {
-    excludeDirs?: readonly string[];
-    skip?: readonly string[];
-    maxEntries?: number;
-    /** Told the workspace-relative path of each folder that looks like a git directory to git. */
-    onBareGitDir?: (rel: string) => void;
-  } = {},
-): Promise<string[] | undefined> {
-  const isExcluded = excludedDirMatcher(options.excludeDirs ?? DEFAULT_EXCLUDED_DIRS);
-  const skip = new Set(options.skip ?? []);
-  const maxEntries = options.maxEntries ?? 1_000_000;
-  const limit = createLimiter(16);
-  const found: string[] = [];
-  let seen = 0;
-  const walk = async (abs: string, rel: string): Promise<boolean> => {
-    let entries: Dirent[];
-    try {
-      entries = await limit(() => readdir(abs, { withFileTypes: true }));
-    } catch {
-      return true;
-    }
-    seen += entries.length;
-    if (seen > maxEntries) return false;
-    if (looksLikeGitDir(entries.map((entry) => entry.name))) options.onBareGitDir?.(rel);
-    const pending: Promise<boolean>[] = [];
-    for (const entry of entries) {
-      const childAbs = join(abs, entry.name);
-      if (skip.has(childAbs)) continue;
-      const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      if (entry.name === ".git") found.push(childRel);
-      else if (entry.isDirectory() && !isExcluded(entry.name, childRel))
-        pending.push(walk(childAbs, childRel));
-      else if (entry.isDirectory() && (await hasGitEntry(childAbs))) found.push(`${childRel}/.git`);
-    }
-    return (await Promise.all(pending)).every(Boolean);
-  };
-  return (await walk(root, "")) ? found.sort() : undefined;
 }
 
 /** An empty folder: what the sandbox's placeholders are, and no repository (git looks past it). */
@@ -510,17 +453,11 @@ export async function checkGitAfterRun(
   if (guard.entries === undefined) {
     warnings.push("the folder has too many entries to check it for new git repositories made by the command");
   } else {
-    const bareDirs: string[] = [];
-    const after = await listGitEntries(guard.root, {
-      excludeDirs: guard.excludeDirs,
-      skip: guard.skip,
-      maxEntries: guard.maxEntries,
-      onBareGitDir: (rel) => bareDirs.push(rel),
-    });
+    const after = findWorkspacePaths(guard.root, guard.walk);
     const originals = new Set(replaced.restores.map((restore) => restore.original));
-    const planted = bareDirs.filter((rel) => !originals.has(join(guard.root, rel)));
+    const planted = after.bareGitDirs.filter((rel) => !originals.has(join(guard.root, rel)));
     if (guard.before) found.push(...(await plantedBareGitDirs(guard.root, planted, guard.before.since)));
-    for (const rel of after ?? []) {
+    for (const rel of after.truncated ? [] : after.gitEntries) {
       if (guard.entries.has(rel)) continue;
       found.push({
         abs: join(guard.root, rel),

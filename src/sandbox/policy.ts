@@ -4,7 +4,6 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import { z } from "zod";
 import { ConfigError, SANDBOX_CACHE_NAMES, type SandboxConfig } from "../config/config.js";
 import { dataDir, workspaceId } from "../config/paths.js";
-import { DEFAULT_EXCLUDED_DIRS } from "../workspace/excluded-dirs.js";
 import { type GitGuard, gitControlPaths } from "./git-guard.js";
 import type { HiddenMask, SandboxMode, SandboxPolicy } from "./types.js";
 import { type FindWorkspacePathsOptions, findWorkspacePaths } from "./workspace-walk.js";
@@ -800,11 +799,12 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
     if (writableRoots.some((root) => isAtOrBelow(deny, root))) protectedPaths.push(deny);
   }
   if (mode !== "full-access") {
-    const found = findWorkspacePaths(workspace, {
+    const walk: FindWorkspacePathsOptions = {
       writableRoots,
       cacheFile: join(data, "sandbox", "walk", `${workspaceId(workspace)}.json`),
       ...input.walk,
-    });
+    };
+    const found = findWorkspacePaths(workspace, walk);
     if (found.truncated) {
       warnings.push(
         `the workspace has too many entries to find every .umbraignore match; some ignored files may stay readable`,
@@ -855,9 +855,7 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
         hooksPaths: control.hooksPaths,
         commonDirs: control.commonDirs,
         before: control.before,
-        skip: hiddenPaths,
-        excludeDirs: input.walk?.excludeDirs ?? DEFAULT_EXCLUDED_DIRS,
-        maxEntries: input.walk?.maxEntries ?? 1_000_000,
+        walk,
       };
     }
     for (const path of config.protectedPaths) protectedPaths.push(await realOrPlanned(expand(path)));

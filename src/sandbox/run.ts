@@ -281,6 +281,18 @@ function helperOrThrow(): string {
   }
 }
 
+/** The seccomp program for each network setting: the same bytes on every run, so made once. */
+const programs = new Map<boolean, Buffer>();
+
+function programFor(network: boolean): Buffer {
+  let program = programs.get(network);
+  if (!program) {
+    program = seccompProgram({ network });
+    programs.set(network, program);
+  }
+  return program;
+}
+
 /**
  * The backend a command gets: none only when the user asked for no sandbox, else the platform's own —
  * Seatbelt on macOS, the Linux helper elsewhere (which says what is missing where it cannot run).
@@ -332,7 +344,7 @@ async function prepareLinux(policy: SandboxPolicy, view: BranchSandboxView | und
       `the sandbox cannot run on this machine: missing ${needs.join("; ")}. Pass unsandboxed: true (umbra run --unsandboxed) to run without it.`,
     );
   }
-  const program = seccompProgram({ network: policy.network });
+  const program = programFor(policy.network);
   return (
     command: string,
     args: readonly string[],

@@ -39,6 +39,8 @@ export interface FolderRecord {
   codeWorkspaces?: readonly string[];
   gitIsDir?: boolean;
   umbraIsDir?: boolean;
+  /** It looks like a git directory to git (see looksLikeGitDir in workspace-walk.ts). */
+  bareGit?: boolean;
 }
 
 /** What a set of folders adds to the walk's result. */
@@ -52,6 +54,8 @@ export interface WalkSummary {
   gitEntries: string[];
   /** Workspace-relative excluded folders to look at for a `.git` at their top, on every walk. */
   excludedTops: string[];
+  /** Workspace-relative folders that look like a git directory to git. */
+  bareGitDirs: string[];
 }
 
 /** What a walk needs to tell, without the folders' records, that nothing changed. */
@@ -66,11 +70,11 @@ export interface WalkCheck {
   below: WalkSummary;
 }
 
-const CACHE_VERSION = 4;
+const CACHE_VERSION = 5;
 
 const LISTS = ["ignoreFiles", "dirs", "excluded", "hidden"] as const;
 const OPTIONAL_LISTS = ["keep", "codeWorkspaces"] as const;
-const FLAGS = ["git", "gitIsDir", "umbraIsDir"] as const;
+const FLAGS = ["git", "gitIsDir", "umbraIsDir", "bareGit"] as const;
 const FIELDS: ReadonlySet<string> = new Set([
   "stamp",
   "rules",
@@ -137,14 +141,18 @@ function isMask(value: unknown): value is HiddenMask {
 
 function isSummary(value: unknown): value is WalkSummary {
   if (typeof value !== "object" || value === null) return false;
-  const { hidden, masks, ignoreFiles, gitEntries, excludedTops } = value as Record<string, unknown>;
+  const { hidden, masks, ignoreFiles, gitEntries, excludedTops, bareGitDirs } = value as Record<
+    string,
+    unknown
+  >;
   return (
     isStrings(hidden) &&
     Array.isArray(masks) &&
     masks.every(isMask) &&
     isStrings(ignoreFiles) &&
     isStrings(gitEntries) &&
-    isStrings(excludedTops)
+    isStrings(excludedTops) &&
+    isStrings(bareGitDirs)
   );
 }
 

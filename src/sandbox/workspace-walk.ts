@@ -60,6 +60,11 @@ export interface WorkspacePaths {
    * outside hidden folders, and at the top of excluded ones (`dist/.git`); `.git` folders are not entered.
    */
   gitEntries: string[];
+  /**
+   * Workspace-relative folders, outside `.git` folders and excluded ones, that look like a git directory
+   * to git (see looksLikeGitDir): git run in them or below uses their configuration and hooks.
+   */
+  bareGitDirs: string[];
   /** `.umbra` is a folder. */
   umbraIsDir: boolean;
   /** The walk stopped at `maxEntries`: the hidden paths may be incomplete. */
@@ -196,6 +201,7 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
       git,
       hidden,
     };
+    if (!excluded && looksLikeGitDir(entries.map((entry) => entry.name))) record.bareGit = true;
     const few = roots.has(abs) ? ROOT_FEW : FEW;
     if (abs !== sep && masksFolder(hidden.length, keptMounts, few)) {
       record.keep = keep.sort();
@@ -332,12 +338,20 @@ function rulesOf(
 
 /** What the folders (by workspace-relative path) add to the result; `below`: the root's left out. */
 function summarize(root: string, folders: Record<string, FolderRecord>, below = false): WalkSummary {
-  const summary: WalkSummary = { hidden: [], masks: [], ignoreFiles: [], gitEntries: [], excludedTops: [] };
+  const summary: WalkSummary = {
+    hidden: [],
+    masks: [],
+    ignoreFiles: [],
+    gitEntries: [],
+    excludedTops: [],
+    bareGitDirs: [],
+  };
   for (const [rel, record] of Object.entries(folders)) {
     if ((below && rel === "") || isBare(record)) continue;
     const abs = rel === "" ? root : join(root, rel);
     const inside = (name: string) => (rel === "" ? name : `${rel}/${name}`);
     if (record.git) summary.gitEntries.push(inside(".git"));
+    if (record.bareGit) summary.bareGitDirs.push(rel);
     for (const name of record.excluded) summary.excludedTops.push(inside(name));
     for (const name of record.hidden) summary.hidden.push(join(abs, name));
     for (const name of record.ignoreFiles) summary.ignoreFiles.push(join(abs, name));
@@ -353,6 +367,7 @@ function merge(a: WalkSummary, b: WalkSummary): WalkSummary {
     ignoreFiles: [...a.ignoreFiles, ...b.ignoreFiles],
     gitEntries: [...a.gitEntries, ...b.gitEntries],
     excludedTops: [...a.excludedTops, ...b.excludedTops],
+    bareGitDirs: [...a.bareGitDirs, ...b.bareGitDirs],
   };
 }
 
@@ -402,16 +417,27 @@ function finish(
     umbraEntries: umbraEntries.sort(),
     gitIsDir: top?.gitIsDir ?? false,
     gitEntries: gitEntries.sort(),
+    bareGitDirs: [...summary.bareGitDirs].sort(),
     umbraIsDir: top?.umbraIsDir ?? false,
     truncated,
     listed,
   };
 }
 
+/**
+ * Whether a folder holding entries named `names` is a git directory to git (run in it or below it, git
+ * uses it): a HEAD, and objects and refs of its own or in the folder its `commondir` names.
+ */
+export function looksLikeGitDir(names: readonly string[]): boolean {
+  const has = (name: string) => names.includes(name);
+  return has("HEAD") && (has("commondir") || (has("objects") && has("refs")));
+}
+
 /** A folder that adds nothing to the result (most of those of node_modules). */
 function isBare(record: FolderRecord): boolean {
   return (
     !record.git &&
+    !record.bareGit &&
     !record.keep &&
     record.excluded.length === 0 &&
     record.hidden.length === 0 &&

@@ -10,6 +10,7 @@ import { chmod, mkdir, readdir, readFile, realpath, rename, rm, symlink, writeFi
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
+import { checkGitAfterRun } from "../../src/sandbox/git-guard.js";
 import { hiddenRootOf } from "../../src/sandbox/hidden-masks.js";
 import { findWorkspacePaths, resolvePolicy } from "../../src/sandbox/policy.js";
 import type { SandboxPolicy } from "../../src/sandbox/types.js";
@@ -233,5 +234,21 @@ describe("the cached workspace walk", () => {
     expect(hiddenRootOf(one.policy, join(ws, "data", "r9.csv"))).toBe(join(ws, "data", "r9.csv"));
     expect(hiddenRootOf(two.policy, join(ws, "data", "policy.csv"))).toBe(join(ws, "data", "policy.csv"));
     expect(hiddenRootOf(two.policy, join(ws, "data", ".umbraignore"))).toBeUndefined();
+  });
+
+  it("gives the git guard's check after a run every new nested repository, in folders cached before", async () => {
+    const env = { HOME: join(base, "home"), UMBRA_HOME: join(base, "guard-data"), PATH: "/usr/bin" };
+    const config = loadConfig({ env: { XDG_CONFIG_HOME: join(base, "no-config") }, flags: {} }).sandbox;
+    await resolvePolicy({ workspace: ws, config, env }); // caches the walk
+    await settle();
+    const { git } = await resolvePolicy({ workspace: ws, config, env }); // stamps trusted now
+    if (!git) throw new Error("no git guard in workspace-write mode");
+    // what a command would make in the settled folders: a repository one level down, and a gitlink
+    await mkdir(join(ws, "src", "lib", "planted", ".git"), { recursive: true });
+    await writeFile(join(ws, "src", "lib", "planted", ".git", "config"), "[core]\n\tfsmonitor = evil\n");
+    await writeFile(join(ws, "data", ".git"), "gitdir: ../src\n");
+    const check = await checkGitAfterRun(git, env);
+    expect(check.refused.map((r) => r.path).sort()).toEqual(["data/.git", "src/lib/planted/.git"]);
+    expect(lstatSync(join(ws, "data", ".git"), { throwIfNoEntry: false })).toBeUndefined();
   });
 });
