@@ -4,6 +4,7 @@ import type { EmbedderConfig } from "../config/config.js";
 // Straight from the modules, not the embed/ index: that one loads every provider.
 import { CodeModelEmbedder, deserializeCodeModel, serializeCodeModel } from "./embed/code-model.js";
 import type { Embedder } from "./embed/embedder.js";
+import { openStoredCodeModel } from "./embed/stored-code-model.js";
 import { trainCodeModelOffThread } from "./embed/train.js";
 
 export class NotIndexedError extends Error {
@@ -29,6 +30,18 @@ async function readModel(file: string): Promise<Buffer | undefined> {
   }
 }
 
+/** The stored code model for embedding queries (whatever its vector size: the index was built with it). */
+function openForQueries(modelFile: string): Embedder {
+  let embedder: Embedder | undefined;
+  try {
+    embedder = openStoredCodeModel(modelFile);
+  } catch (error) {
+    throw new NotIndexedError(`the code model is unreadable (${(error as Error).message}); run umbra index`);
+  }
+  if (!embedder) throw new NotIndexedError("this workspace has no index yet; run `umbra index` first");
+  return embedder;
+}
+
 /** The configured embedder; the built-in code model is loaded, or learned from the workspace on first use. */
 export async function openEmbedder(config: EmbedderConfig, options: OpenEmbedderOptions): Promise<Embedder> {
   switch (config.provider) {
@@ -50,21 +63,16 @@ export async function openEmbedder(config: EmbedderConfig, options: OpenEmbedder
       return OnnxLocalEmbedder.create({ dir: config.dir });
     }
     case "code-model": {
+      if (!options.trainingChunks) return openForQueries(options.modelFile);
       const stored = await readModel(options.modelFile);
       if (stored) {
         try {
           const model = deserializeCodeModel(stored);
-          if (model.dimensions === config.dimensions || !options.trainingChunks)
-            return new CodeModelEmbedder(model);
-        } catch (error) {
-          if (!options.trainingChunks)
-            throw new NotIndexedError(
-              `the code model is unreadable (${(error as Error).message}); run umbra index`,
-            );
+          if (model.dimensions === config.dimensions) return new CodeModelEmbedder(model);
+        } catch {
+          // unreadable: learned again below
         }
       }
-      if (!options.trainingChunks)
-        throw new NotIndexedError("this workspace has no index yet; run `umbra index` first");
       const documents = await options.trainingChunks();
       const model = await trainCodeModelOffThread(
         { documents, dimensions: config.dimensions },
