@@ -215,7 +215,7 @@ export class VectorStore {
     let result: Awaited<ReturnType<lancedb.VectorQuery["toArrow"]>>;
     try {
       result = await this.table
-        .vectorSearch(Array.from(vector))
+        .vectorSearch(vector)
         .distanceType("cosine")
         .nprobes(ANN_PROBES)
         .refineFactor(ANN_REFINE)
