@@ -5,7 +5,6 @@ import type { EmbedderConfig } from "../config/config.js";
 import { CodeModelEmbedder, deserializeCodeModel, serializeCodeModel } from "./embed/code-model.js";
 import type { Embedder } from "./embed/embedder.js";
 import { openStoredCodeModel } from "./embed/stored-code-model.js";
-import { trainCodeModelOffThread } from "./embed/train.js";
 
 export class NotIndexedError extends Error {
   override name = "NotIndexedError";
@@ -74,6 +73,8 @@ export async function openEmbedder(config: EmbedderConfig, options: OpenEmbedder
         }
       }
       const documents = await options.trainingChunks();
+      // the training thread's module (and worker_threads) only when a model is learned, never to search
+      const { trainCodeModelOffThread } = await import("./embed/train.js");
       const model = await trainCodeModelOffThread(
         { documents, dimensions: config.dimensions },
         options.signal,
