@@ -1,10 +1,14 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { EmbedderConfig } from "../config/config.js";
 // Straight from the modules, not the embed/ index: that one loads every provider.
-import { CodeModelEmbedder, deserializeCodeModel, serializeCodeModel } from "./embed/code-model.js";
-import type { Embedder } from "./embed/embedder.js";
-import { openStoredCodeModel } from "./embed/stored-code-model.js";
+import { CodeModelEmbedder, serializeCodeModel } from "./embed/code-model.js";
+import { type Embedder, EmbeddingError } from "./embed/embedder.js";
+import {
+  openStoredCodeModel,
+  readCodeModelChecked,
+  stampWrittenCodeModel,
+} from "./embed/stored-code-model.js";
 
 export class NotIndexedError extends Error {
   override name = "NotIndexedError";
@@ -18,15 +22,6 @@ export interface OpenEmbedderOptions {
   trainingChunks?: () => Promise<string[]>;
   /** Stops learning the code model (or a remote embedder's probe) at once. */
   signal?: AbortSignal;
-}
-
-async function readModel(file: string): Promise<Buffer | undefined> {
-  try {
-    return await readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
 }
 
 /** The stored code model for embedding queries (whatever its vector size: the index was built with it). */
@@ -63,14 +58,12 @@ export async function openEmbedder(config: EmbedderConfig, options: OpenEmbedder
     }
     case "code-model": {
       if (!options.trainingChunks) return openForQueries(options.modelFile);
-      const stored = await readModel(options.modelFile);
-      if (stored) {
-        try {
-          const model = deserializeCodeModel(stored);
-          if (model.dimensions === config.dimensions) return new CodeModelEmbedder(model);
-        } catch {
-          // unreadable: learned again below
-        }
+      try {
+        const model = readCodeModelChecked(options.modelFile);
+        if (model?.dimensions === config.dimensions) return new CodeModelEmbedder(model);
+      } catch (error) {
+        if (!(error instanceof EmbeddingError)) throw error;
+        // unreadable: learned again below
       }
       const documents = await options.trainingChunks();
       // the training thread's module (and worker_threads) only when a model is learned, never to search
@@ -83,6 +76,7 @@ export async function openEmbedder(config: EmbedderConfig, options: OpenEmbedder
       const temp = `${options.modelFile}.${process.pid}.tmp`;
       await writeFile(temp, serializeCodeModel(model));
       await rename(temp, options.modelFile);
+      stampWrittenCodeModel(options.modelFile, model.hash);
       return new CodeModelEmbedder(model);
     }
   }

@@ -6,11 +6,22 @@
  * to it (`<model>.verified`, 0600, in the data directory) holds the file's identity (device, inode, size,
  * modification and change times in ns) and hash from the last full check. Any write, replacement or
  * metadata change of the model alters that identity, so it is checked whole again; a stamp that is
- * missing, unreadable or of another file is rewritten after that check.
+ * missing, unreadable or of another file is rewritten after that check. The indexer stamps the model it
+ * learned or read whole, so the first search after `umbra index` is a fast one too.
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { codeTokens, termFrequencies } from "../tokenize.js";
 import {
+  type CodeModel,
   CodeModelEmbedder,
   type CodeModelLayout,
   deserializeCodeModel,
@@ -82,6 +93,7 @@ function writeStamp(file: string, identity: FileIdentity, hash: string): void {
     renameSync(temp, file);
   } catch {
     // a read-only or full data directory: searching still works
+    rmSync(temp, { force: true });
   }
 }
 
@@ -137,11 +149,8 @@ class StoredCodeModelEmbedder implements Embedder {
   }
 }
 
-/**
- * The embedder of the code model stored in `file`, for queries; undefined when there is no such file. A
- * model whose structure or (when checked) hash is wrong is an EmbeddingError.
- */
-export function openStoredCodeModel(file: string): Embedder | undefined {
+/** Runs `read` with `file` open and its identity; undefined when there is no such file. */
+function withModelFile<T>(file: string, read: (fd: number, identity: FileIdentity) => T): T | undefined {
   let fd: number;
   try {
     fd = openSync(file, "r");
@@ -150,21 +159,50 @@ export function openStoredCodeModel(file: string): Embedder | undefined {
     throw error;
   }
   try {
-    const identity = identityOf(fd);
-    const stampFile = `${file}.verified`;
-    const stamp = readStamp(stampFile);
-    const size = Number(identity.size);
-    const layout = readCodeModelLayout((offset, length) => readAt(fd, offset, length), size);
-    if (!stamp || !sameIdentity(stamp, identity) || stamp.hash !== layout.hash) {
-      // not the file last checked: check it whole (and embed with it, as it is read already)
-      const model = deserializeCodeModel(readAt(fd, 0, size));
-      writeStamp(stampFile, identity, model.hash);
-      return new CodeModelEmbedder(model);
-    }
-    const count = layout.vocabulary.length;
-    const idf = float32FromBytes(readAt(fd, layout.idfOffset, count * 4), count);
-    return new StoredCodeModelEmbedder(file, identity, layout, idf);
+    return read(fd, identityOf(fd));
   } finally {
     closeSync(fd);
   }
+}
+
+const stampOf = (file: string): string => `${file}.verified`;
+
+/** The whole model of an open file, hash-checked; the stamp then says this file was checked. */
+function readChecked(file: string, fd: number, identity: FileIdentity): CodeModel {
+  const model = deserializeCodeModel(readAt(fd, 0, Number(identity.size)));
+  writeStamp(stampOf(file), identity, model.hash);
+  return model;
+}
+
+/**
+ * The model stored in `file`, read whole and hash-checked (as the indexer uses it); undefined when there
+ * is none. A model whose structure or hash is wrong is an EmbeddingError.
+ */
+export function readCodeModelChecked(file: string): CodeModel | undefined {
+  return withModelFile(file, (fd, identity) => readChecked(file, fd, identity));
+}
+
+/** Records that `file` holds the model of `hash`, just written (its header says so), as checked. */
+export function stampWrittenCodeModel(file: string, hash: string): void {
+  withModelFile(file, (fd, identity) => {
+    const layout = readCodeModelLayout((offset, length) => readAt(fd, offset, length), Number(identity.size));
+    if (layout.hash === hash) writeStamp(stampOf(file), identity, hash);
+  });
+}
+
+/**
+ * The embedder of the code model stored in `file`, for queries; undefined when there is no such file. A
+ * model whose structure or (when checked) hash is wrong is an EmbeddingError.
+ */
+export function openStoredCodeModel(file: string): Embedder | undefined {
+  return withModelFile(file, (fd, identity) => {
+    const stamp = readStamp(stampOf(file));
+    const layout = readCodeModelLayout((offset, length) => readAt(fd, offset, length), Number(identity.size));
+    // not the file last checked: check it whole (and embed with it, as it is read already)
+    if (!stamp || !sameIdentity(stamp, identity) || stamp.hash !== layout.hash)
+      return new CodeModelEmbedder(readChecked(file, fd, identity));
+    const count = layout.vocabulary.length;
+    const idf = float32FromBytes(readAt(fd, layout.idfOffset, count * 4), count);
+    return new StoredCodeModelEmbedder(file, identity, layout, idf);
+  });
 }

@@ -123,6 +123,17 @@ describe("openEmbedder for searching", () => {
     );
   });
 
+  it("is stamped by the indexer's open, whether it learns the model or reads it: the first search reads only rows", async () => {
+    const learned = join(dir, "learned.bin");
+    const trainingChunks = async () => syntheticCodeCorpus({ chunks: 200, identifiers: 400, seed: 3 });
+    await openEmbedder(config, { modelFile: learned, env: {}, trainingChunks });
+    expect(statSync(`${learned}.verified`).mode & 0o777).toBe(0o600);
+    expect(openStoredCodeModel(learned)).not.toBeInstanceOf(CodeModelEmbedder);
+
+    await openEmbedder(config, { modelFile: file, env: {}, trainingChunks }); // reads the one there
+    expect(openStoredCodeModel(file)).not.toBeInstanceOf(CodeModelEmbedder);
+  });
+
   it("embeds with the stored model, whatever the configured vector size", async () => {
     const embedder = await openEmbedder({ ...config, dimensions: 64 }, { modelFile: file, env: {} });
     expect(embedder.dimensions).toBe(16);
