@@ -41,7 +41,7 @@ const lanceRequire = createRequire(createRequire(import.meta.url).resolve("@lanc
  * this module share that one copy. (What the CommonJS build adds, Node stream adapters, LanceDB never
  * uses.)
  */
-export function preloadArrow(): void {
+function preloadArrow(): void {
   const main = lanceRequire.resolve("apache-arrow");
   if (lanceRequire.cache[main]) return;
   const bundle = new Module(main);
