@@ -104,7 +104,7 @@ export async function resolve(specifier, context, next) {
     }
   });
 
-  it("loads apache-arrow as its one-file build to search, not as its hundreds of CommonJS modules", async () => {
+  it("loads apache-arrow as its one-file build to search, not as its hundreds of CommonJS modules, and no ignore matcher without ignore files", async () => {
     const cacheLog = join(home, "required.log");
     const preload = join(home, "required.cjs");
     await writeFile(
@@ -128,6 +128,8 @@ export async function resolve(specifier, context, next) {
       "Arrow.esnext.min.js",
       "Arrow.node.js", // the name LanceDB requires, in the module cache: the one-file build's exports
     ]);
+    // examples/ has no .umbraignore or .cursorignore and the search no --path glob
+    expect(required.filter((file) => /\/node_modules\/(picomatch|ignore)\//.test(file))).toEqual([]);
   });
 
   it("imports no LanceDB to report the status", async () => {

@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import picomatch from "picomatch";
 import { sha256Hex } from "../../workspace/hash.js";
 import { umbraIgnoreMatcher } from "../../workspace/ignore-rules.js";
 import type { Embedder } from "../embed/index.js";
@@ -396,7 +396,12 @@ export async function search(
   const ranked = descriptive
     ? await boostImported(context, fused, rows, snapshot, options.importBoost ?? DEFAULT_IMPORT_BOOST)
     : fused;
-  const matchesGlob = options.pathGlob ? picomatch(options.pathGlob, { dot: true }) : undefined;
+  // picomatch (CommonJS) is loaded only for a search that has a --path glob
+  const matchesGlob = options.pathGlob
+    ? (createRequire(import.meta.url)("picomatch") as typeof import("picomatch"))(options.pathGlob, {
+        dot: true,
+      })
+    : undefined;
   const hits: SearchHit[] = [];
   const staleness = new Map<string, Promise<boolean>>();
   // The ignore rules as they are now: a file ignored since it was indexed is never a hit.
