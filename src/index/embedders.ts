@@ -30,7 +30,8 @@ function openForQueries(modelFile: string): Embedder {
   try {
     embedder = openStoredCodeModel(modelFile);
   } catch (error) {
-    throw new NotIndexedError(`the code model is unreadable (${(error as Error).message}); run umbra index`);
+    if (!(error instanceof EmbeddingError)) throw error; // e.g. a data directory that cannot be read
+    throw new NotIndexedError(`the code model is unreadable (${error.message}); run umbra index`);
   }
   if (!embedder) throw new NotIndexedError("this workspace has no index yet; run `umbra index` first");
   return embedder;
