@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { createRequire, Module } from "node:module";
 import { dirname, join } from "node:path";
@@ -43,10 +44,12 @@ const lanceRequire = createRequire(createRequire(import.meta.url).resolve("@lanc
  */
 function preloadArrow(): void {
   const main = lanceRequire.resolve("apache-arrow");
-  if (lanceRequire.cache[main]) return;
+  const oneFile = join(dirname(main), "Arrow.esnext.min.js");
+  // another version of the package without that file: LanceDB loads the CommonJS build, only slower
+  if (lanceRequire.cache[main] || !existsSync(oneFile)) return;
   const bundle = new Module(main);
   bundle.filename = main;
-  bundle.exports = lanceRequire(join(dirname(main), "Arrow.esnext.min.js"));
+  bundle.exports = lanceRequire(oneFile);
   bundle.loaded = true;
   lanceRequire.cache[main] = bundle;
 }
