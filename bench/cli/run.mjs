@@ -6,6 +6,8 @@
  * a copy of examples/ and an export of this checkout's HEAD (src/, test/, bench/, ...: a few hundred files).
  * Every variant is started the same way (spawn, wait for exit), interleaved round-robin so that a busy
  * machine slows all of them alike; medians of --runs runs (default 15).
+ * CPU = user + system time of the process (all its threads), from /usr/bin/time when it is installed
+ * (every variant, `node -e 0` too, then runs under it): on a loaded machine it moves far less than wall.
  * Targets (issue 11): --version and --help within 1.5x of `node -e 0`; search under 300 ms wall.
  * Usage: node bench/cli/run.mjs [--runs 15] [--repo DIR ...] [--before OLD/dist/cli/main.js]. Needs
  * `npm run build` first. --before adds the same rows for another build of the CLI (e.g. an older commit's),
@@ -13,8 +15,8 @@
  * Writes bench/out/cli.{json,md} and prints the markdown table.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { run, runChecked } from "../lib/proc.mjs";
@@ -74,16 +76,25 @@ try {
     }
   }
 
+  const TIME = "/usr/bin/time";
+  const timed = existsSync(TIME);
+  const loadBefore = loadavg()[0] ?? 0;
   /** @type {number[][]} */
   const times = variants.map(() => []);
+  /** @type {number[][]} CPU ms (user + system) of each run, when /usr/bin/time is there */
+  const cpu = variants.map(() => []);
   /** @type {Map<string, string>} the output of each variant's first run, by label */
   const outputs = new Map();
   for (let round = 0; round < RUNS; round++) {
     for (const [i, variant] of variants.entries()) {
-      const result = await run(variant.cmd, variant.args, { env });
+      const result = timed
+        ? await run(TIME, ["-f", "umbra-bench-cpu %U %S", variant.cmd, ...variant.args], { env })
+        : await run(variant.cmd, variant.args, { env });
       if (result.code !== 0)
         throw new Error(`${variant.label} exited ${result.code}: ${result.stderr.trim()}`);
       times[i]?.push(result.ms);
+      const used = /umbra-bench-cpu ([\d.]+) ([\d.]+)\s*$/.exec(result.stderr);
+      if (used) cpu[i]?.push((Number(used[1]) + Number(used[2])) * 1000);
       if (round === 0) outputs.set(variant.label, result.stdout);
     }
   }
@@ -104,16 +115,20 @@ try {
     ...(variant.files !== undefined ? { files: variant.files } : {}),
     medianMs: Math.round(median(times[i] ?? [])),
     ratio: Number((median(times[i] ?? []) / baseline).toFixed(2)),
+    ...(timed ? { medianCpuMs: Math.round(median(cpu[i] ?? [])) } : {}),
   }));
   const md = [
-    `| command (${RUNS} runs each, interleaved) | median wall | × node -e 0 |`,
-    "|---|---:|---:|",
+    `| command (${RUNS} runs each, interleaved) | median wall | × node -e 0 |${timed ? " median CPU |" : ""}`,
+    `|---|---:|---:|${timed ? "---:|" : ""}`,
     ...rows.map(
-      (r) => `| ${r.label}${r.files ? ` — ${r.files} files` : ""} | ${r.medianMs} ms | ${r.ratio} |`,
+      (r) =>
+        `| ${r.label}${r.files ? ` — ${r.files} files` : ""} | ${r.medianMs} ms | ${r.ratio} |${timed ? ` ${r.medianCpuMs} ms |` : ""}`,
     ),
     ...(compared.length
       ? ["", `Search output identical to the --before build: ${identical.length}/${compared.length} queries.`]
       : []),
+    "",
+    `Load average (1 min): ${loadBefore.toFixed(2)} before the timed runs, ${(loadavg()[0] ?? 0).toFixed(2)} after.`,
   ].join("\n");
   const out = join(ROOT, "bench", "out");
   mkdirSync(out, { recursive: true });

@@ -1,10 +1,14 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { EmbedderConfig } from "../config/config.js";
 // Straight from the modules, not the embed/ index: that one loads every provider.
-import { CodeModelEmbedder, deserializeCodeModel, serializeCodeModel } from "./embed/code-model.js";
-import type { Embedder } from "./embed/embedder.js";
-import { trainCodeModelOffThread } from "./embed/train.js";
+import { CodeModelEmbedder, serializeCodeModel } from "./embed/code-model.js";
+import { type Embedder, EmbeddingError } from "./embed/embedder.js";
+import {
+  openStoredCodeModel,
+  readCodeModelChecked,
+  stampWrittenCodeModel,
+} from "./embed/stored-code-model.js";
 
 export class NotIndexedError extends Error {
   override name = "NotIndexedError";
@@ -20,13 +24,17 @@ export interface OpenEmbedderOptions {
   signal?: AbortSignal;
 }
 
-async function readModel(file: string): Promise<Buffer | undefined> {
+/** The stored code model for embedding queries (whatever its vector size: the index was built with it). */
+function openForQueries(modelFile: string): Embedder {
+  let embedder: Embedder | undefined;
   try {
-    return await readFile(file);
+    embedder = openStoredCodeModel(modelFile);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
+    if (!(error instanceof EmbeddingError)) throw error; // e.g. a data directory that cannot be read
+    throw new NotIndexedError(`the code model is unreadable (${error.message}); run umbra index`);
   }
+  if (!embedder) throw new NotIndexedError("this workspace has no index yet; run `umbra index` first");
+  return embedder;
 }
 
 /** The configured embedder; the built-in code model is loaded, or learned from the workspace on first use. */
@@ -50,22 +58,17 @@ export async function openEmbedder(config: EmbedderConfig, options: OpenEmbedder
       return OnnxLocalEmbedder.create({ dir: config.dir });
     }
     case "code-model": {
-      const stored = await readModel(options.modelFile);
-      if (stored) {
-        try {
-          const model = deserializeCodeModel(stored);
-          if (model.dimensions === config.dimensions || !options.trainingChunks)
-            return new CodeModelEmbedder(model);
-        } catch (error) {
-          if (!options.trainingChunks)
-            throw new NotIndexedError(
-              `the code model is unreadable (${(error as Error).message}); run umbra index`,
-            );
-        }
+      if (!options.trainingChunks) return openForQueries(options.modelFile);
+      try {
+        const model = readCodeModelChecked(options.modelFile);
+        if (model?.dimensions === config.dimensions) return new CodeModelEmbedder(model);
+      } catch (error) {
+        if (!(error instanceof EmbeddingError)) throw error;
+        // unreadable: learned again below
       }
-      if (!options.trainingChunks)
-        throw new NotIndexedError("this workspace has no index yet; run `umbra index` first");
       const documents = await options.trainingChunks();
+      // the training thread's module (and worker_threads) only when a model is learned, never to search
+      const { trainCodeModelOffThread } = await import("./embed/train.js");
       const model = await trainCodeModelOffThread(
         { documents, dimensions: config.dimensions },
         options.signal,
@@ -74,6 +77,7 @@ export async function openEmbedder(config: EmbedderConfig, options: OpenEmbedder
       const temp = `${options.modelFile}.${process.pid}.tmp`;
       await writeFile(temp, serializeCodeModel(model));
       await rename(temp, options.modelFile);
+      stampWrittenCodeModel(options.modelFile, model.hash);
       return new CodeModelEmbedder(model);
     }
   }

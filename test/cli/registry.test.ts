@@ -97,9 +97,39 @@ export async function resolve(specifier, context, next) {
       "/dist/sandbox/",
       "/dist/index/embed/onnx.js",
       "/dist/index/embed/openai.js",
+      "/dist/index/embed/train.js", // learning a code model: never to search
+      "node:worker_threads",
     ]) {
       expect(urls.filter((url) => url.includes(heavy))).toEqual([]);
     }
+  });
+
+  it("loads apache-arrow as its one-file build to search, not as its hundreds of CommonJS modules, and no ignore matcher without ignore files", async () => {
+    const cacheLog = join(home, "required.log");
+    const preload = join(home, "required.cjs");
+    await writeFile(
+      preload,
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(cacheLog)}, Object.keys(require.cache).join("\\n")));\n`,
+    );
+    const env = { ...process.env, UMBRA_HOME: home, XDG_CONFIG_HOME: join(home, "config") };
+    const run = spawnSync(
+      process.execPath,
+      ["--require", preload, CLI, "search", "--root", root, "invoice"],
+      {
+        env,
+        encoding: "utf8",
+      },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    const required = (await readFile(cacheLog, "utf8")).split("\n");
+    expect(required.some((file) => file.includes("/node_modules/@lancedb/lancedb/"))).toBe(true);
+    const arrow = required.filter((file) => file.includes("/node_modules/apache-arrow/"));
+    expect(arrow.map((file) => file.replace(/.*\/apache-arrow\//, "")).sort()).toEqual([
+      "Arrow.esnext.min.js",
+      "Arrow.node.js", // the name LanceDB requires, in the module cache: the one-file build's exports
+    ]);
+    // examples/ has no .umbraignore or .cursorignore and the search no --path glob
+    expect(required.filter((file) => /\/node_modules\/(picomatch|ignore)\//.test(file))).toEqual([]);
   });
 
   it("imports no LanceDB to report the status", async () => {

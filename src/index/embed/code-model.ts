@@ -482,7 +482,7 @@ function float32Bytes(array: Float32Array): Buffer {
   return out;
 }
 
-function float32FromBytes(bytes: Uint8Array, length: number): Float32Array {
+export function float32FromBytes(bytes: Uint8Array, length: number): Float32Array {
   const out = new Float32Array(length);
   if (LITTLE_ENDIAN) {
     new Uint8Array(out.buffer).set(bytes.subarray(0, length * 4));
@@ -545,20 +545,39 @@ export function serializeCodeModel(model: CodeModel): Uint8Array {
   ]);
 }
 
-/** Reads a model written by `serializeCodeModel`, checking its structure and its hash. */
-export function deserializeCodeModel(bytes: Uint8Array): CodeModel {
-  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/** Where the parts of a stored model lie, from its header; the vectors and idf are not read yet. */
+export interface CodeModelLayout {
+  /** The hash the header claims (checked only against the whole content). */
+  hash: string;
+  dimensions: number;
+  vocabulary: string[];
+  /** Byte offset of the vectors (vocabulary.length × dimensions Float32 LE), then of the idf. */
+  vectorsOffset: number;
+  idfOffset: number;
+}
+
+/**
+ * The layout of a model written by `serializeCodeModel` of `totalBytes` bytes, reading only its header and
+ * vocabulary through `bytesAt` (which may return fewer bytes at the end of the file); the structure is
+ * checked, the hash is not.
+ */
+export function readCodeModelLayout(
+  bytesAt: (offset: number, length: number) => Buffer,
+  totalBytes: number,
+): CodeModelLayout {
   const fail = (why: string): never => {
     throw new EmbeddingError(`not a valid umbra code model: ${why}`);
   };
-  if (data.length < MAGIC.length + 8 || !data.subarray(0, MAGIC.length).equals(MAGIC)) fail("bad magic");
+  const head = bytesAt(0, MAGIC.length + 4);
+  if (totalBytes < MAGIC.length + 8 || !head.subarray(0, MAGIC.length).equals(MAGIC)) fail("bad magic");
   let offset = MAGIC.length;
-  const headerLength = data.readUInt32LE(offset);
+  const headerLength = head.readUInt32LE(offset);
   offset += 4;
-  if (offset + headerLength + 4 > data.length) fail("truncated header");
+  if (offset + headerLength + 4 > totalBytes) fail("truncated header");
+  const headerBytes = bytesAt(offset, headerLength + 4);
   let header: unknown;
   try {
-    header = JSON.parse(data.subarray(offset, offset + headerLength).toString("utf8"));
+    header = JSON.parse(headerBytes.subarray(0, headerLength).toString("utf8"));
   } catch {
     fail("unreadable header");
   }
@@ -570,21 +589,36 @@ export function deserializeCodeModel(bytes: Uint8Array): CodeModel {
   }
   const dims = dimensions as number;
   const size = vocabularySize as number;
-  const vocabularyLength = data.readUInt32LE(offset);
+  const vocabularyLength = headerBytes.readUInt32LE(headerLength);
   offset += 4;
-  if (offset + vocabularyLength > data.length) fail("truncated vocabulary");
-  const text = data.subarray(offset, offset + vocabularyLength).toString("utf8");
+  if (offset + vocabularyLength > totalBytes) fail("truncated vocabulary");
+  const text = bytesAt(offset, vocabularyLength).toString("utf8");
   const vocabulary = size === 0 ? [] : text.split("\n");
   if (vocabulary.length !== size) fail("vocabulary size does not match the header");
   offset += vocabularyLength;
   offset += (4 - (offset % 4)) % 4;
   const expected = offset + (size * dims + size) * 4;
-  if (data.length !== expected) fail(`expected ${expected} bytes, got ${data.length}`);
-  const vectors = float32FromBytes(data.subarray(offset), size * dims);
-  const idf = float32FromBytes(data.subarray(offset + size * dims * 4), size);
-  const actual = codeModelHash(dims, vocabulary, vectors, idf);
-  if (actual !== hash) fail("content does not match its hash");
-  return { hash: actual, dimensions: dims, vocabulary, vectors, idf };
+  if (totalBytes !== expected) fail(`expected ${expected} bytes, got ${totalBytes}`);
+  return {
+    hash: hash as string,
+    dimensions: dims,
+    vocabulary,
+    vectorsOffset: offset,
+    idfOffset: offset + size * dims * 4,
+  };
+}
+
+/** Reads a model written by `serializeCodeModel`, checking its structure and its hash. */
+export function deserializeCodeModel(bytes: Uint8Array): CodeModel {
+  const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const layout = readCodeModelLayout((offset, length) => data.subarray(offset, offset + length), data.length);
+  const { dimensions, vocabulary } = layout;
+  const vectors = float32FromBytes(data.subarray(layout.vectorsOffset), vocabulary.length * dimensions);
+  const idf = float32FromBytes(data.subarray(layout.idfOffset), vocabulary.length);
+  const actual = codeModelHash(dimensions, vocabulary, vectors, idf);
+  if (actual !== layout.hash)
+    throw new EmbeddingError("not a valid umbra code model: content does not match its hash");
+  return { hash: actual, dimensions, vocabulary, vectors, idf };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -610,26 +644,7 @@ export class CodeModelEmbedder implements Embedder {
 
   /** The vector of one text (or query): idf-weighted sublinear-tf sum of word vectors, unit length. */
   embedText(text: string): Float32Array {
-    const dims = this.dimensions;
-    const sum = new Float64Array(dims);
-    const { vectors, idf } = this.model;
-    let any = false;
-    for (const [token, tf] of termFrequencies(codeTokens(text))) {
-      const id = this.#index.get(token);
-      if (id === undefined) continue;
-      const weight = (1 + Math.log(tf)) * (idf[id] as number);
-      const base = id * dims;
-      for (let d = 0; d < dims; d++) sum[d] = (sum[d] as number) + weight * (vectors[base + d] as number);
-      any = true;
-    }
-    const out = new Float32Array(dims);
-    if (!any) return out;
-    let norm = 0;
-    for (let d = 0; d < dims; d++) norm += (sum[d] as number) ** 2;
-    if (norm === 0) return out;
-    const scale = 1 / Math.sqrt(norm);
-    for (let d = 0; d < dims; d++) out[d] = (sum[d] as number) * scale;
-    return out;
+    return embedTerms(termFrequencies(codeTokens(text)), this.dimensions, this.#index, this.model);
   }
 
   async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
@@ -643,4 +658,35 @@ export class CodeModelEmbedder implements Embedder {
     if (id === undefined) return undefined;
     return this.model.vectors.subarray(id * this.dimensions, (id + 1) * this.dimensions);
   }
+}
+
+/**
+ * A text's vector from its term frequencies: the idf-weighted (sublinear tf) sum of the word vectors of
+ * the terms in `index` (term → row of `rows.vectors` and `rows.idf`), L2-normalised; zero when none is.
+ */
+export function embedTerms(
+  terms: ReadonlyMap<string, number>,
+  dims: number,
+  index: ReadonlyMap<string, number>,
+  rows: { vectors: Float32Array; idf: Float32Array },
+): Float32Array {
+  const sum = new Float64Array(dims);
+  const { vectors, idf } = rows;
+  let any = false;
+  for (const [token, tf] of terms) {
+    const id = index.get(token);
+    if (id === undefined) continue;
+    const weight = (1 + Math.log(tf)) * (idf[id] as number);
+    const base = id * dims;
+    for (let d = 0; d < dims; d++) sum[d] = (sum[d] as number) + weight * (vectors[base + d] as number);
+    any = true;
+  }
+  const out = new Float32Array(dims);
+  if (!any) return out;
+  let norm = 0;
+  for (let d = 0; d < dims; d++) norm += (sum[d] as number) ** 2;
+  if (norm === 0) return out;
+  const scale = 1 / Math.sqrt(norm);
+  for (let d = 0; d < dims; d++) out[d] = (sum[d] as number) * scale;
+  return out;
 }

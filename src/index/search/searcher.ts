@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import picomatch from "picomatch";
 import { sha256Hex } from "../../workspace/hash.js";
 import { umbraIgnoreMatcher } from "../../workspace/ignore-rules.js";
 import type { Embedder } from "../embed/index.js";
@@ -211,6 +211,20 @@ function exactLeg(
   return { ids: ranked, named };
 }
 
+/** Chunks nearest to the query's vector, of files still indexed; undefined when there is no vector leg. */
+async function vectorLeg(
+  context: SearchContext,
+  query: ParsedQuery,
+  snapshot: FileSnapshot,
+  depth: number,
+): Promise<number[] | undefined> {
+  if (!context.vectors || !context.embedder) return undefined;
+  const [vector] = await context.embedder.embed([query.cleaned]);
+  if (!vector?.some((x) => x !== 0)) return undefined;
+  const hits = await context.vectors.search(vector, depth);
+  return hits.filter((h) => snapshot.byMaskedPath.has(h.mpath)).map((h) => h.id);
+}
+
 /** Indexed files by base name, for resolving paths a query mentions. */
 export function filesByName(files: readonly FileRow[]): Map<string, FileRow[]> {
   const byName = new Map<string, FileRow[]>();
@@ -325,6 +339,14 @@ export async function search(
   const { byPath } = snapshot;
   const depth = Math.max(LEG_DEPTH, limit * 5);
   const lists: RankedList[] = [];
+  // The vector leg runs beside the others: its query is embedded (a remote embedder answers over the
+  // network) and searched on LanceDB's own threads, which need this thread for a moment between their
+  // steps, so the legs computed here give the event loop a turn between them.
+  const vectorIds =
+    weights.vector > 0 ? vectorLeg(context, query, snapshot, depth) : Promise.resolve(undefined);
+  vectorIds.catch(() => undefined); // awaited below; not an unhandled rejection if a leg here throws first
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  await turn();
 
   if (weights.lexical > 0 && query.terms.size > 0) {
     const hits = context.lexical.bm25(query.terms, {
@@ -333,6 +355,7 @@ export async function search(
     });
     const chunkRanking = hits.map((hit) => hit.id);
     lists.push({ name: "lexical", weight: weights.lexical, ids: chunkRanking });
+    await turn();
     const bestChunk = bestChunkOfFiles(context, chunkRanking);
     if (weights.file > 0) {
       lists.push({
@@ -341,24 +364,17 @@ export async function search(
         ids: fileLeg(context, query, bestChunk, options.maxQueryTerms),
       });
     }
+    await turn();
     if (weights.path > 0) {
       const ids = pathLeg(context, snapshot, query, bestChunk);
       if (ids.length > 0) lists.push({ name: "path", weight: weights.path, ids });
     }
   }
-  if (weights.vector > 0 && context.vectors && context.embedder) {
-    const [vector] = await context.embedder.embed([query.cleaned]);
-    if (vector?.some((x) => x !== 0)) {
-      const hits = await context.vectors.search(vector, depth);
-      lists.push({
-        name: "vector",
-        weight: weights.vector,
-        ids: hits.filter((h) => snapshot.byMaskedPath.has(h.mpath)).map((h) => h.id),
-      });
-    }
-  }
+  await turn();
   const { ids: exact, named } =
     weights.exact > 0 ? exactLeg(context, query, snapshot.byName) : { ids: [], named: new Set<number>() };
+  const vectorRanking = await vectorIds;
+  if (vectorRanking) lists.push({ name: "vector", weight: weights.vector, ids: vectorRanking });
   if (exact.length > 0) lists.push({ name: "exact", weight: weights.exact, ids: exact });
 
   const candidates = reciprocalRankFusion(lists, options.fusionK ?? 20).slice(0, depth * 2);
@@ -380,7 +396,12 @@ export async function search(
   const ranked = descriptive
     ? await boostImported(context, fused, rows, snapshot, options.importBoost ?? DEFAULT_IMPORT_BOOST)
     : fused;
-  const matchesGlob = options.pathGlob ? picomatch(options.pathGlob, { dot: true }) : undefined;
+  // picomatch (CommonJS) is loaded only for a search that has a --path glob
+  const matchesGlob = options.pathGlob
+    ? (createRequire(import.meta.url)("picomatch") as typeof import("picomatch"))(options.pathGlob, {
+        dot: true,
+      })
+    : undefined;
   const hits: SearchHit[] = [];
   const staleness = new Map<string, Promise<boolean>>();
   // The ignore rules as they are now: a file ignored since it was indexed is never a hit.

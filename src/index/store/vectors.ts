@@ -1,6 +1,7 @@
+import { existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
-import { createRequire } from "node:module";
-import { join } from "node:path";
+import { createRequire, Module } from "node:module";
+import { dirname, join } from "node:path";
 import "./lance-env.js";
 import type * as lancedb from "@lancedb/lancedb";
 import type { FixedSizeList, Schema } from "apache-arrow";
@@ -30,12 +31,35 @@ export interface VectorHit {
   distance: number;
 }
 
+/** `require` as seen from LanceDB's own module: the apache-arrow it requires is the one it resolves. */
+const lanceRequire = createRequire(createRequire(import.meta.url).resolve("@lancedb/lancedb"));
+
 /**
- * The table's schema, built with the copy of apache-arrow that LanceDB itself requires (its CommonJS
- * build): importing the ES module build as well would load and evaluate a second copy, ~0.3 s per start.
+ * apache-arrow as one file. LanceDB requires the package's CommonJS build, about 475 modules to resolve,
+ * read and compile (~80 ms of every start that searches); the same package also publishes the same
+ * library, with the same exports, as one minified file (Arrow.esnext.min.js: ~10 ms). That file's exports
+ * are put in the module cache under the CommonJS build's name before LanceDB is loaded, so LanceDB and
+ * this module share that one copy. (What the CommonJS build adds, Node stream adapters, LanceDB never
+ * uses.)
+ */
+function preloadArrow(): void {
+  const main = lanceRequire.resolve("apache-arrow");
+  const oneFile = join(dirname(main), "Arrow.esnext.min.js");
+  // another version of the package without that file: LanceDB loads the CommonJS build, only slower
+  if (lanceRequire.cache[main] || !existsSync(oneFile)) return;
+  const bundle = new Module(main);
+  bundle.filename = main;
+  bundle.exports = lanceRequire(oneFile);
+  bundle.loaded = true;
+  lanceRequire.cache[main] = bundle;
+}
+
+/**
+ * The table's schema, built with the copy of apache-arrow that LanceDB itself requires: importing the ES
+ * module build as well would load and evaluate a second copy, ~0.3 s per start.
  */
 function schema(dimensions: number): Schema {
-  const { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } = createRequire(import.meta.url)(
+  const { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } = lanceRequire(
     "apache-arrow",
   ) as typeof import("apache-arrow");
   return new Schema([
@@ -79,7 +103,10 @@ let loading: Promise<typeof lancedb> | undefined;
 
 /** LanceDB (a native library and apache-arrow: the heaviest load of a start) is imported on first use. */
 function lance(): Promise<typeof lancedb> {
-  loading ??= import("@lancedb/lancedb");
+  if (!loading) {
+    preloadArrow();
+    loading = import("@lancedb/lancedb");
+  }
   return loading;
 }
 
@@ -188,20 +215,29 @@ export class VectorStore {
 
   /** Nearest chunks by cosine distance; a table whose files cannot be read is a CorruptVectorsError. */
   async search(vector: Float32Array, limit: number): Promise<VectorHit[]> {
-    let rows: { id: number; mpath: string; _distance: number }[];
+    let result: Awaited<ReturnType<lancedb.VectorQuery["toArrow"]>>;
     try {
-      rows = (await this.table
-        .vectorSearch(Array.from(vector))
+      result = await this.table
+        .vectorSearch(vector)
         .distanceType("cosine")
         .nprobes(ANN_PROBES)
         .refineFactor(ANN_REFINE)
         .select(["id", "mpath", "_distance"])
         .limit(limit)
-        .toArray()) as { id: number; mpath: string; _distance: number }[];
+        .toArrow();
     } catch (error) {
       throw unreadable(this.dir, error);
     }
-    return rows.map((row) => ({ id: row.id, mpath: row.mpath, distance: row._distance }));
+    // read by column: Arrow's row objects cost more than the search itself at this size
+    const ids = result.getChild("id")?.toArray() as ArrayLike<number> | undefined;
+    const mpaths = result.getChild("mpath")?.toArray() as ArrayLike<string> | undefined;
+    const distances = result.getChild("_distance")?.toArray() as ArrayLike<number> | undefined;
+    if (!ids || !mpaths || !distances) return [];
+    return Array.from({ length: result.numRows }, (_, i) => ({
+      id: ids[i] as number,
+      mpath: mpaths[i] as string,
+      distance: distances[i] as number,
+    }));
   }
 
   /**
