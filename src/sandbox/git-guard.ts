@@ -23,8 +23,11 @@ import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { workspaceDir } from "../config/paths.js";
 import { shownPath } from "../workspace/errors.js";
+import { UMBRA_IGNORE_FILES } from "../workspace/ignore-rules.js";
 import { createLimiter } from "../workspace/limit.js";
 import { type FindWorkspacePathsOptions, findWorkspacePaths } from "./workspace-walk.js";
+
+const UMBRA_IGNORE_NAMES: ReadonlySet<string> = new Set(UMBRA_IGNORE_FILES);
 
 /** Files and folders of a git directory that decide what git runs. */
 const CONTROL_FILES = ["config", "hooks", "commondir", "config.worktree"] as const;
@@ -362,6 +365,8 @@ export interface GitGuard {
   commonDirs: readonly string[];
   /** What was there before the run (absent: only new `.git` entries and control files are found). */
   before?: GitBefore;
+  /** The .umbraignore and .cursorignore files before the run (absolute): a new one is the command's. */
+  umbraIgnoreFiles?: ReadonlySet<string>;
   /**
    * How the policy walked the workspace (its cache file included): the walk after the run is the same
    * one, so that it lists only the folders the command changed (see workspace-walk.ts) and sees `.git`
@@ -465,6 +470,15 @@ export async function checkGitAfterRun(
           rel === ".git"
             ? "the command made this folder a git repository: git run here would use its configuration and hooks"
             : "a new nested git repository or gitlink: git run there (a shell prompt, git status) would use its configuration and hooks",
+      });
+    }
+    for (const abs of after.truncated ? [] : after.ignoreFiles) {
+      const name = basename(abs);
+      if (!guard.umbraIgnoreFiles || guard.umbraIgnoreFiles.has(abs) || !UMBRA_IGNORE_NAMES.has(name))
+        continue;
+      found.push({
+        abs,
+        why: `a new ${name}: its rules (a \`!\` line un-hides a file) are the user's to write, not a command's`,
       });
     }
   }

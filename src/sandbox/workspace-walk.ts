@@ -13,7 +13,7 @@
  * is entered in a different way. A workspace's configuration can choose which folders are excluded; it
  * cannot make a folder escape the rules.
  */
-import { type Dirent, lstatSync, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync, type Stats, statSync } from "node:fs";
 import { join, sep } from "node:path";
 import type { Ignore } from "ignore";
 import { DEFAULT_EXCLUDED_DIRS, excludedDirMatcher } from "../workspace/excluded-dirs.js";
@@ -22,6 +22,7 @@ import {
   IGNORE_FILE_NAMES,
   matchIgnore,
   parseIgnoreFile,
+  readOptionalTextSync,
   UMBRA_IGNORE_FILES,
 } from "../workspace/ignore-rules.js";
 import { FEW, masksFolder, ROOT_FEW } from "./hidden-masks.js";
@@ -203,9 +204,18 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
     };
     if (!excluded && looksLikeGitDir(entries.map((entry) => entry.name))) record.bareGit = true;
     const few = roots.has(abs) ? ROOT_FEW : FEW;
-    if (abs !== sep && masksFolder(hidden.length, keptMounts, few)) {
-      record.keep = keep.sort();
+    // A name that is not UTF-8 reaches here with U+FFFD in place of its bytes, so it cannot be named to
+    // the sandbox (nor this folder entered): when it is a match or a folder, the folder is masked and
+    // keeps only the names it can name. Hiding too much of such names is the safe side.
+    const unnamable = entries.some(
+      (entry) => entry.name.includes(LOST_BYTES) && (entry.isDirectory() || hidden.includes(entry.name)),
+    );
+    if (abs !== sep && (unnamable || masksFolder(hidden.length, keptMounts, few))) {
+      const named = (name: string) => !name.includes(LOST_BYTES);
+      record.keep = keep.filter(named).sort();
       record.hidden = [];
+      record.dirs = dirs.filter(named);
+      record.excluded = excludedDirs.filter(named);
     }
     if (rel === "") {
       record.codeWorkspaces = entries
@@ -321,12 +331,7 @@ function rulesOf(
       const patterns = [];
       for (const name of UMBRA_IGNORE_FILES) {
         if (!names.includes(name)) continue;
-        let text: string | undefined;
-        try {
-          text = readFileSync(join(abs, name), "utf8");
-        } catch {
-          text = undefined;
-        }
+        const text = readOptionalTextSync(join(abs, name));
         if (text !== undefined)
           patterns.push(...parseIgnoreFile(text, rel, rel === "" ? name : `${rel}/${name}`));
       }
@@ -432,6 +437,9 @@ export function looksLikeGitDir(names: readonly string[]): boolean {
   const has = (name: string) => names.includes(name);
   return has("HEAD") && (has("commondir") || (has("objects") && has("refs")));
 }
+
+/** What the file system's decoding puts for bytes of a name that are not UTF-8. */
+const LOST_BYTES = "\uFFFD";
 
 /** A folder that adds nothing to the result (most of those of node_modules). */
 function isBare(record: FolderRecord): boolean {

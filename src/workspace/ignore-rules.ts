@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { constants } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
@@ -174,7 +174,7 @@ export function matchIgnore(context: IgnoreContext, relPath: string, isDir: bool
 /**
  * Reads a regular text file, or undefined when it is missing, cannot be read or is no regular file: a
  * FIFO that a command named `.gitignore` or `.git` is opened without blocking and never read (a read
- * would wait for a writer forever).
+ * would wait for a writer forever). See readOptionalTextSync for the synchronous form.
  */
 export async function readOptionalText(file: string): Promise<string | undefined> {
   let handle: FileHandle | undefined;
@@ -186,6 +186,27 @@ export async function readOptionalText(file: string): Promise<string | undefined
     return undefined;
   } finally {
     await handle?.close().catch(() => {});
+  }
+}
+
+/** Ignore files larger than this are not read by the sandbox's walk (nobody writes 1 MiB of rules). */
+const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+
+/**
+ * readOptionalText, synchronous, for the sandbox's workspace walk: a regular file of at most 1 MiB, else
+ * undefined (a FIFO or a huge file a command made cannot hang or exhaust the next start).
+ */
+export function readOptionalTextSync(file: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+    const stats = fstatSync(fd);
+    if (!stats.isFile() || stats.size > MAX_IGNORE_FILE_BYTES) return undefined;
+    return readFileSync(fd, "utf8");
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
