@@ -2,9 +2,9 @@
 // @ts-check
 /**
  * A change to the native sandbox helper against the helper of an earlier commit, in the same run: builds
- * native/ of --base (default HEAD) into a temporary folder, then times runSandboxed(`true`) with each
- * helper in turn (UMBRA_HELPER), interleaved, under the same policy as bench/sandbox/run.mjs (workspace
- * bind, a hidden file, the protected paths, network off). On a loaded machine the bwrap ratio of run.mjs
+ * native/ of --base (default HEAD) into a temporary folder, then times a sandboxed `true` with each
+ * helper in turn (UMBRA_HELPER), interleaved, through the sandbox entry point in the same workspace as
+ * bench/sandbox/run.mjs (fixture.mjs: the folder's own policy, network off). On a loaded machine the bwrap ratio of run.mjs
  * swings by 2× from run to run; pairs of runs taken side by side show what the change itself costs.
  * With --cgroups, this tree's helper instead, with the default limits against no process and memory
  * limits (so no cgroups: what the cgroup limits cost where umbra may make cgroups, e.g. as root).
@@ -15,6 +15,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { openBenchSandbox } from "./fixture.mjs";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const { values } = parseArgs({
@@ -25,10 +26,6 @@ const { values } = parseArgs({
   },
 });
 const RUNS = Math.max(20, Number(values.runs));
-const { runSandboxed } = await import(join(ROOT, "dist", "sandbox", "run.js"));
-const { DEFAULT_ENV_ALLOWLIST, DEFAULT_LIMITS, PROTECTED_WORKSPACE_PATHS } = await import(
-  join(ROOT, "dist", "sandbox", "policy.js")
-);
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "umbra-bench-helper-ab-")));
 const src = join(base, "native");
@@ -49,45 +46,32 @@ execFileSync(process.env.CC || "cc", [
   ...sources.filter((p) => p.endsWith(".c")).map((p) => join(base, p)),
 ]);
 
-const ws = join(base, "ws");
-mkdirSync(join(ws, ".git", "hooks"), { recursive: true });
-writeFileSync(join(ws, ".git", "config"), "[core]\n");
-writeFileSync(join(ws, ".umbraignore"), "secret.env\n");
-writeFileSync(join(ws, "secret.env"), "KEY=1\n");
-const policy = {
-  mode: "workspace-write",
-  workspace: ws,
-  writableRoots: [ws],
-  hiddenPaths: [join(ws, "secret.env")],
-  protectedPaths: PROTECTED_WORKSPACE_PATHS.map((/** @type {{path: string}} */ e) => join(ws, e.path)),
-  network: false,
-  envAllowlist: [...DEFAULT_ENV_ALLOWLIST],
-  limits: { ...DEFAULT_LIMITS, timeoutMs: 60_000 },
-};
-
+const limited = await openBenchSandbox();
+const unlimited = values.cgroups
+  ? await openBenchSandbox({ limits: { processes: 0, memoryBytes: 0 } })
+  : limited;
 const current = join(ROOT, "native", "build", "umbra-helper");
-const unlimited = { ...policy, limits: { ...policy.limits, processes: 0, memoryBytes: 0 } };
-/** @type {Record<string, { path: string, policy: typeof policy }>} */
+/** @type {Record<string, { path: string, opened: typeof limited }>} */
 const helpers = values.cgroups
   ? {
-      "this tree, no process or memory limit": { path: current, policy: unlimited },
-      "this tree": { path: current, policy },
+      "this tree, no process or memory limit": { path: current, opened: unlimited },
+      "this tree": { path: current, opened: limited },
     }
-  : { [values.base]: { path: baseline, policy }, "this tree": { path: current, policy } };
+  : { [values.base]: { path: baseline, opened: limited }, "this tree": { path: current, opened: limited } };
 /** @type {Record<string, number[]>} */
 const times = Object.fromEntries(Object.keys(helpers).map((name) => [name, []]));
 try {
   for (let i = 0; i <= RUNS; i++) {
-    for (const [name, { path, policy: chosen }] of Object.entries(helpers)) {
+    for (const [name, { path, opened }] of Object.entries(helpers)) {
       process.env.UMBRA_HELPER = path;
-      const started = performance.now();
-      const result = await runSandboxed(chosen, "true", [], { cwd: ws });
+      const result = await opened.sandbox.run("true", [], { cwd: opened.ws });
       if (result.exitCode !== 0) throw new Error(`${name}: true exited ${result.exitCode}: ${result.stderr}`);
-      if (i > 0) times[name]?.push(performance.now() - started); // run 0 warms up
+      if (i > 0) times[name]?.push(result.durationMs); // run 0 warms up
     }
   }
 } finally {
-  rmSync(base, { recursive: true, force: true });
+  for (const dir of new Set([base, limited.base, unlimited.base]))
+    rmSync(dir, { recursive: true, force: true });
 }
 const median = (/** @type {number[]} */ xs) =>
   [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
