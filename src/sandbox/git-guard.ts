@@ -365,8 +365,9 @@ export interface GitGuard {
   commonDirs: readonly string[];
   /** What was there before the run (absent: only new `.git` entries and control files are found). */
   before?: GitBefore;
-  /** The .umbraignore and .cursorignore files before the run (absolute): a new one is the command's. */
-  umbraIgnoreFiles?: ReadonlySet<string>;
+  /** The ignore files before the run (absolute): a new .umbraignore, .cursorignore, or a `.gitignore`
+   * that is a FIFO or device, is the command's. */
+  ignoreFiles?: ReadonlySet<string>;
   /**
    * How the policy walked the workspace (its cache file included): the walk after the run is the same
    * one, so that it lists only the folders the command changed (see workspace-walk.ts) and sees `.git`
@@ -387,6 +388,12 @@ export interface GitRefusal {
 export interface GitCheck {
   refused: GitRefusal[];
   warnings: string[];
+}
+
+/** A FIFO, socket or device (not a file, folder or link). */
+async function isSpecialFile(path: string): Promise<boolean> {
+  const info = await lstat(path).catch(() => undefined);
+  return info !== undefined && !info.isFile() && !info.isDirectory() && !info.isSymbolicLink();
 }
 
 /** An empty folder: what the sandbox's placeholders are, and no repository (git looks past it). */
@@ -410,7 +417,15 @@ async function quarantine(root: string, abs: string, stamp: string, env: NodeJS.
     await rename(abs, destination);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
-    await cp(abs, destination, { recursive: true, verbatimSymlinks: true, errorOnExist: true, force: false });
+    // a FIFO or device holds nothing to keep (and cannot be copied): it is only removed
+    if (await isSpecialFile(abs)) await writeFile(destination, "", { mode: 0o600 });
+    else
+      await cp(abs, destination, {
+        recursive: true,
+        verbatimSymlinks: true,
+        errorOnExist: true,
+        force: false,
+      });
     await rm(abs, { recursive: true, force: true });
   }
   return destination;
@@ -473,13 +488,18 @@ export async function checkGitAfterRun(
       });
     }
     for (const abs of after.truncated ? [] : after.ignoreFiles) {
+      if (!guard.ignoreFiles || guard.ignoreFiles.has(abs)) continue;
       const name = basename(abs);
-      if (!guard.umbraIgnoreFiles || guard.umbraIgnoreFiles.has(abs) || !UMBRA_IGNORE_NAMES.has(name))
-        continue;
-      found.push({
-        abs,
-        why: `a new ${name}: its rules (a \`!\` line un-hides a file) are the user's to write, not a command's`,
-      });
+      if (UMBRA_IGNORE_NAMES.has(name))
+        found.push({
+          abs,
+          why: `a new ${name}: its rules (a \`!\` line un-hides a file) are the user's to write, not a command's`,
+        });
+      else if (await isSpecialFile(abs))
+        found.push({
+          abs,
+          why: `a new ${name} that is no file: git, ripgrep and umbra would hang reading it`,
+        });
     }
   }
   for (const { abs, why } of found) {

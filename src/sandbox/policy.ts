@@ -855,7 +855,7 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
         hooksPaths: control.hooksPaths,
         commonDirs: control.commonDirs,
         before: control.before,
-        umbraIgnoreFiles: new Set(found.ignoreFiles),
+        ignoreFiles: new Set(found.ignoreFiles),
         walk,
       };
     }

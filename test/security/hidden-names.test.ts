@@ -69,6 +69,15 @@ describe("hidden files behind odd names and odd ignore files", () => {
     expect(next.stdout + next.stderr).not.toMatch(/SECRET_x/);
   });
 
+  it("attack odd-files: a FIFO .gitignore a command leaves in the folder is moved out (umbra grep would hang on it)", () => {
+    const made = run("mkfifo sub/.gitignore");
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stderr).toMatch(/sub\/\.gitignore/);
+    expect(existsSync(join(ws, "sub", ".gitignore"))).toBe(false);
+    const grep = umbraSync(env, ["grep", "plain", "--root", ws]);
+    expect(grep.stdout).toContain("sub/plain.txt");
+  });
+
   it("work: the user's own nested .umbraignore still hides, and a non-matching file stays readable", () => {
     writeFileSync(join(ws, "sub", ".umbraignore"), "plain.txt\n");
     writeFileSync(join(ws, "sub", "other.txt"), "other\n");
