@@ -23,7 +23,7 @@ import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { workspaceDir } from "../config/paths.js";
 import { shownPath } from "../workspace/errors.js";
-import { UMBRA_IGNORE_FILES } from "../workspace/ignore-rules.js";
+import { readOptionalText, UMBRA_IGNORE_FILES } from "../workspace/ignore-rules.js";
 import { createLimiter } from "../workspace/limit.js";
 import { type FindWorkspacePathsOptions, findWorkspacePaths } from "./workspace-walk.js";
 
@@ -390,6 +390,15 @@ export interface GitCheck {
   warnings: string[];
 }
 
+/**
+ * Whether an umbra ignore file could make a match visible again: a `!` line (a negation), or content
+ * that cannot be read as a regular file. Without one, a new ignore file can only hide more.
+ */
+async function unhides(path: string): Promise<boolean> {
+  const text = await readOptionalText(path);
+  return text === undefined || text.split(/\r?\n/).some((line) => line.trimStart().startsWith("!"));
+}
+
 /** A FIFO, socket or device (not a file, folder or link). */
 async function isSpecialFile(path: string): Promise<boolean> {
   const info = await lstat(path).catch(() => undefined);
@@ -490,10 +499,10 @@ export async function checkGitAfterRun(
     for (const abs of after.truncated ? [] : after.ignoreFiles) {
       if (!guard.ignoreFiles || guard.ignoreFiles.has(abs)) continue;
       const name = basename(abs);
-      if (UMBRA_IGNORE_NAMES.has(name))
+      if (UMBRA_IGNORE_NAMES.has(name) && (await unhides(abs)))
         found.push({
           abs,
-          why: `a new ${name}: its rules (a \`!\` line un-hides a file) are the user's to write, not a command's`,
+          why: `a new ${name} with a \`!\` line, which would un-hide a file: un-hiding is the user's to write, not a command's`,
         });
       else if (await isSpecialFile(abs))
         found.push({

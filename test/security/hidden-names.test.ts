@@ -78,6 +78,16 @@ describe("hidden files behind odd names and odd ignore files", () => {
     expect(grep.stdout).toContain("sub/plain.txt");
   });
 
+  it("work: a .umbraignore a command writes that only hides more stays, and hides", () => {
+    writeFileSync(join(ws, "sub", "notes.txt"), "NOTES\n");
+    const made = run("printf 'notes.txt\n' > sub/.umbraignore");
+    expect(made.code, made.stderr).toBe(0);
+    expect(existsSync(join(ws, "sub", ".umbraignore"))).toBe(true);
+    const next = run("cat sub/notes.txt 2>&1; cat sub/plain.txt");
+    expect(next.stdout).not.toContain("NOTES");
+    expect(next.stdout).toContain("plain");
+  });
+
   it("work: the user's own nested .umbraignore still hides, and a non-matching file stays readable", () => {
     writeFileSync(join(ws, "sub", ".umbraignore"), "plain.txt\n");
     writeFileSync(join(ws, "sub", "other.txt"), "other\n");
