@@ -3,15 +3,12 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import type { UmbraConfig } from "../config/config.js";
-import { openSandbox, type SandboxPolicy } from "../sandbox/index.js";
+import { openSandbox, REPORT_FD, type SandboxPolicy } from "../sandbox/index.js";
 import type { Branch } from "../shadow/index.js";
 import type { Launcher } from "./types.js";
 
 /** umbra's installation: dist/lsp/ (or src/lsp/) is two levels below it. */
 const PACKAGE_ROOT = resolve(import.meta.dirname, "..", "..");
-
-/** The helper's report descriptor (see src/sandbox/linux.ts); drained so the helper never blocks on it. */
-const REPORT_FD = 4;
 
 /**
  * Per-user caches that servers must be able to write or they quietly stop answering (gopls keeps its
@@ -63,6 +60,7 @@ export async function branchLauncher(
       cwd: spec.cwd,
       env: { ...spec.env, ...goCache },
     });
+    // the helper's report, drained so that it never blocks on it (absent under Seatbelt)
     (child.stdio[REPORT_FD] as Readable | null | undefined)?.resume();
     return child;
   };

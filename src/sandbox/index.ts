@@ -28,6 +28,7 @@ export {
   type GitRefusal,
   gitControlPaths,
 } from "./git-guard.js";
+export { REPORT_FD } from "./linux.js";
 export {
   ADMIN_POLICY_FILE,
   type AdminPolicy,

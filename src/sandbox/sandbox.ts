@@ -33,7 +33,7 @@ export interface SandboxRequest {
    * get GOCACHE in the private /tmp when the go build cache is absent or not writable.
    */
   env?: NodeJS.ProcessEnv;
-  /** The admin policy when the caller has loaded it already (default: loadAdminPolicy()). */
+  /** The admin policy when the caller has loaded it already (default: loadAdminPolicy, from `env`). */
   admin?: AdminPolicy;
 }
 
@@ -74,7 +74,7 @@ export async function openSandbox(request: SandboxRequest): Promise<WorkspaceSan
     workspace: request.workspace,
     config: request.config.sandbox,
     ...(request.flags ? { flags: request.flags } : {}),
-    admin: request.admin ?? (await loadAdminPolicy()),
+    admin: request.admin ?? (await loadAdminPolicy(undefined, env)),
     env,
     walk: excludeDirs ? { excludeDirs } : {},
   });

@@ -1,9 +1,9 @@
 /**
  * Security probes, class "git": a command sandboxed in the user's folder (as `umbra run` runs it: the
  * real folder bound read-write) tries to plant code that the user's own git runs later. Each probe runs
- * the attack through the product's policy (resolvePolicy) and the real helper, then the after-run check
- * (checkGitAfterRun), then the user's real `git status` and `git commit` outside the sandbox, and
- * asserts that the planted program never ran (its marker file does not exist).
+ * the attack through the sandbox's entry point (openSandbox: the product's policy, the real helper, then
+ * the after-run check, checkGitAfterRun), then the user's real `git status` and `git commit` outside
+ * the sandbox, and asserts that the planted program never ran (its marker file does not exist).
  */
 import { execFileSync } from "node:child_process";
 import {
@@ -21,8 +21,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { runTests } from "../../src/agent/apply.js";
 import { loadConfig } from "../../src/config/config.js";
 import { checkGitAfterRun, type GitCheck } from "../../src/sandbox/git-guard.js";
-import { resolvePolicy } from "../../src/sandbox/policy.js";
-import { runSandboxed } from "../../src/sandbox/run.js";
+import { openSandbox } from "../../src/sandbox/sandbox.js";
 import type { SandboxResult } from "../../src/sandbox/types.js";
 import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
 import { ensureHelper } from "../sandbox/helpers.js";
@@ -76,14 +75,17 @@ function initRepo(dir: string): void {
 
 const evilConfig = () => `[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch ${marker}\\n`;
 
+/** The workspace's sandbox, opened as `umbra run` opens it (its run is followed by the after-run check). */
+function openWorkspaceSandbox() {
+  return openSandbox({ workspace: ws, config: loadConfig({ workspaceRoot: ws, env }), env });
+}
+
 /** Runs `script` sandboxed in the workspace as `umbra run` does, then the after-run check. */
 async function attack(script: string): Promise<{ result: SandboxResult; check: GitCheck }> {
-  const config = loadConfig({ workspaceRoot: ws, env });
-  const { policy, git: guard } = await resolvePolicy({ workspace: ws, config: config.sandbox, env });
-  const result = await runSandboxed(policy, "sh", ["-c", script], { cwd: ws, env });
-  expect(guard).toBeDefined();
-  const check = guard ? await checkGitAfterRun(guard, env) : { refused: [], warnings: [] };
-  return { result, check };
+  const sandbox = await openWorkspaceSandbox();
+  expect(sandbox.git).toBeDefined();
+  const result = await sandbox.run("sh", ["-c", script], { cwd: ws });
+  return { result, check: result.git ?? { refused: [], warnings: [] } };
 }
 
 beforeAll(() => {
@@ -392,8 +394,7 @@ describe("git variants: other ways to make the user's git run a command's code",
 
   it("a .git folder renamed away and replaced (where no mount pins it): the new one is moved out, the old one put back", async () => {
     initRepo(ws);
-    const config = loadConfig({ workspaceRoot: ws, env });
-    const { git: guard } = await resolvePolicy({ workspace: ws, config: config.sandbox, env });
+    const { git: guard } = await openWorkspaceSandbox();
     // what a command can do under a backend that keeps .git/config read-only by path rules only (Seatbelt)
     execFileSync(
       "sh",
