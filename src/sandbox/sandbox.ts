@@ -89,7 +89,11 @@ export async function openSandbox(request: SandboxRequest): Promise<WorkspaceSan
     async run(command, args, { timeoutMs, ...options } = {}) {
       const limited =
         timeoutMs === undefined ? policy : { ...policy, limits: { ...policy.limits, timeoutMs } };
-      const run = await runSandboxed(limited, command, [...args], { ...options, env });
+      // the sync points of a branch's recorded base: what the command touches is timed by them
+      await options.branch?.syncBases();
+      const run = await runSandboxed(limited, command, [...args], { ...options, env }).finally(() =>
+        options.branch?.syncBases(),
+      );
       // the folder was writable: what the command planted in git metadata is refused (git-guard.ts)
       if (!git || options.branch || options.unsandboxed) return run;
       return { ...run, git: await checkGitAfterRun(git, env) };

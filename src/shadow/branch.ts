@@ -6,13 +6,15 @@ import { dataDir } from "../config/paths.js";
 import { FileAccessError, WorkspaceError } from "../workspace/errors.js";
 import { resolveRoot } from "../workspace/root.js";
 import { removeIn, writeIn } from "../workspace/rooted.js";
-import { type BranchChange, computeChanges } from "./changes.js";
+import { BaseRecord, sameAsBase } from "./base.js";
+import { type BranchChange, type ChangeDetail, filesBelow, type Side, touchedPaths } from "./changes.js";
 import { type DiffOptions, formatDiff } from "./diff.js";
 import { errnoCode, ShadowError, unmappedOwnerMessage } from "./errors.js";
 import { type AccessRules, BranchFiles } from "./files.js";
 import { helperReason } from "./helper.js";
 import { type BranchMode, chooseMode, type ModeSetting, probeModes } from "./modes.js";
 import { Holder, type MountSpec, type SpawnInBranchOptions, spawnInBranch } from "./mount.js";
+import type { FileState, RecordedChange } from "./recorded.js";
 import { isAtOrBelow, normalizeRelPath, parentOf } from "./relpath.js";
 import {
   type BranchRecord,
@@ -95,9 +97,15 @@ export class Branch {
   private readonly holder: Holder;
   private readonly children = new Set<ChildProcess>();
   private discarded = false;
+  private baseRecord: Promise<BaseRecord> | undefined;
 
   /** Use fork() or openBranch(). */
-  constructor(record: BranchRecord, dir: string, options: { warning?: string; bind: boolean }) {
+  constructor(
+    record: BranchRecord,
+    dir: string,
+    options: { warning?: string; bind: boolean; base?: BaseRecord },
+  ) {
+    if (options.base) this.baseRecord = Promise.resolve(options.base);
     this.id = record.id;
     this.workspaceRoot = record.workspaceRoot;
     this.mode = record.mode;
@@ -183,15 +191,83 @@ export class Branch {
     return this.overrideMap;
   }
 
-  /** Paths where the branch (overrides and its layer together) differs from the user's folder. */
-  async changes(): Promise<BranchChange[]> {
-    const details = await computeChanges(this.view.layers, this.overrideMap);
-    return details.map(({ path, kind }) => ({ path, kind }));
+  /** The record of what the branch started from (see base.ts). */
+  private base(): Promise<BaseRecord> {
+    this.baseRecord ??= BaseRecord.open(this.dir, this.workspaceRoot, this.createdAt);
+    return this.baseRecord;
   }
 
-  /** A git-style unified diff from the user's folder to the branch (see diff()). */
+  /**
+   * A sync point (before and after every command in the branch): records the base of each path the
+   * branch's layer touched since the last one, then starts a new window (see BaseRecord.sync).
+   */
+  async syncBases(): Promise<void> {
+    this.assertLive();
+    const base = await this.base();
+    const touched = await touchedPaths(this.view.layers, new Map(), base.copiedAt);
+    await base.sync(touched.keys());
+  }
+
+  /**
+   * The door (BranchFiles) reads `rel` from the user's folder: if the agent writes it later, what it
+   * read is its base.
+   */
+  async noteSeen(rel: string, bytes: Buffer, mode: "100644" | "100755"): Promise<void> {
+    (await this.base()).noteSeen(normalizeRelPath(rel), bytes, mode);
+  }
+
+  /**
+   * The door is about to write or delete `rel` (a folder: everything below it): records the base of
+   * each path the branch has not touched yet.
+   */
+  async recordBase(relPath: string): Promise<void> {
+    const rel = normalizeRelPath(relPath);
+    const base = await this.base();
+    await this.syncBases();
+    const paths = [rel, ...(await filesBelow(this.workspaceRoot, rel))];
+    await base.captureForWrite(paths.filter((path) => !base.has(path)));
+  }
+
+  /**
+   * What the branch did: every path it changed (its layer and overrides together), with the content it
+   * started from (its recorded base) and the content it holds now. A path the branch touched and that
+   * holds its base again is no change. Sorted by path.
+   */
+  async recordedChanges(): Promise<RecordedChange[]> {
+    const base = await this.base();
+    await this.syncBases();
+    const touched = await touchedPaths(this.view.layers, this.overrideMap, base.copiedAt);
+    // overrides set without the door (e.g. grading): their base is the user's content now
+    await base.captureForWrite([...touched.keys()].filter((path) => !base.has(path)));
+    const out: RecordedChange[] = [];
+    for (const [path, side] of touched) {
+      const stored = base.stored(path);
+      const state = base.state(path);
+      if (!stored || !state) continue;
+      const branch = side ? await sideState(side) : ({ kind: "absent" } as const);
+      if (await sameAsBase(stored, branch)) continue;
+      out.push({ path, base: state, branch });
+    }
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /** The paths the branch changed (see recordedChanges). */
+  async changes(): Promise<BranchChange[]> {
+    return (await this.recordedChanges()).map(({ path, base, branch }) => ({
+      path,
+      kind: branch.kind === "absent" ? "deleted" : base.kind === "absent" ? "added" : "modified",
+    }));
+  }
+
+  /**
+   * A git-style unified diff of what the agent did: from each changed file's recorded base to the
+   * branch. Files whose base is unknown (see base.ts) are left out: `unknownBases()` names them.
+   */
   async diff(options: DiffOptions = {}): Promise<string> {
-    const details = await computeChanges(this.view.layers, this.overrideMap);
+    const details = (await this.recordedChanges()).flatMap((change) => {
+      const detail = changeDetail(change);
+      return detail ? [detail] : [];
+    });
     return formatDiff(details, (rel) => this.view.read(rel), options);
   }
 
@@ -205,6 +281,10 @@ export class Branch {
   async materialize(): Promise<MaterializeRefusal[]> {
     this.assertLive();
     if (this.overrideMap.size === 0) return [];
+    // once written into the layer they would look like a command's changes: their bases come first
+    const record = await this.base();
+    const pending = [...this.overrideMap.keys()].filter((path) => !record.has(path));
+    for (const path of pending) await this.recordBase(path);
     const sorted = [...this.overrideMap.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     // A FUSE mount serves only processes inside its user namespace: write through a process there.
     if (this.mode === "fuse-overlayfs") return this.materializeInBranch(sorted);
@@ -438,17 +518,21 @@ export async function fork(workspaceRoot: string, options: ForkOptions = {}): Pr
     dataDir: data,
   });
   const { dir, record } = await createBranchDir(realRoot, choice.mode, env);
-  if (choice.mode === "reflink" || choice.mode === "copy") {
-    try {
+  let base: BaseRecord;
+  try {
+    base = await BaseRecord.create(dir, realRoot);
+    if (choice.mode === "reflink" || choice.mode === "copy") {
       await copyTree(realRoot, branchPaths(dir).tree, choice.mode === "reflink");
-    } catch (error) {
-      await removeBranchDir(dir);
-      throw error;
+      await base.markCopied();
     }
+  } catch (error) {
+    await removeBranchDir(dir);
+    throw error;
   }
   return new Branch(record, dir, {
     ...(choice.warning ? { warning: choice.warning } : {}),
     bind: choice.bind,
+    base,
   });
 }
 
@@ -586,7 +670,30 @@ export async function gc(workspaceRoot: string, options: GcOptions = {}): Promis
   return result;
 }
 
-/** A git-style unified diff from the user's folder to the branch; `git apply` accepts it. */
+/** A side of the branch as a FileState. */
+async function sideState(side: Side): Promise<FileState> {
+  if (side.mode === "120000") return { kind: "link", target: (await side.load()).toString("utf8") };
+  const size = side.stats?.size ?? (await side.load()).length;
+  return { kind: "file", mode: side.mode, size, load: side.load };
+}
+
+/** A side for diffing from a FileState (undefined: absent). */
+function stateSide(state: FileState): Side | undefined {
+  if (state.kind === "absent") return undefined;
+  if (state.kind === "link") return { mode: "120000", load: async () => Buffer.from(state.target, "utf8") };
+  return { mode: state.mode, size: state.size, load: state.load };
+}
+
+/** A recorded change as diff.ts formats it; undefined when its base is unknown. */
+export function changeDetail(change: RecordedChange): ChangeDetail | undefined {
+  if (change.base.kind === "unknown") return undefined;
+  const old = stateSide(change.base);
+  const next = stateSide(change.branch);
+  const kind = !next ? "deleted" : !old ? "added" : "modified";
+  return { path: change.path, kind, ...(old ? { old } : {}), ...(next ? { new: next } : {}) };
+}
+
+/** A git-style unified diff of what the branch did (base → branch); `git apply` accepts it. */
 export function diff(branch: Branch, options: DiffOptions = {}): Promise<string> {
   return branch.diff(options);
 }

@@ -1,5 +1,4 @@
-import { constants, type Stats } from "node:fs";
-import { open } from "node:fs/promises";
+import type { Stats } from "node:fs";
 import { join } from "node:path";
 import { FileAccessError } from "../workspace/errors.js";
 import { type DirEntryInfo, lstatIn, readdirIn, readIn, readlinkIn } from "../workspace/rooted.js";
@@ -24,6 +23,8 @@ export interface Side {
   load(): Promise<Buffer>;
   /** Host stats, when the side is a file on disk. */
   stats?: Stats;
+  /** The size in bytes, when known without stats or loading. */
+  size?: number;
   /** The regular file on disk that holds the content, when there is one. */
   file?: string;
 }
@@ -84,6 +85,14 @@ async function listLayer(base: string, rel: string): Promise<DirEntryInfo[]> {
   }
 }
 
+/** The files and symlinks strictly below `rel` of the folder `base` (none when it is no folder). */
+export async function filesBelow(base: string, rel: string): Promise<string[]> {
+  const found = new Map<string, Side>();
+  await collectFiles(base, rel, found);
+  found.delete(rel);
+  return [...found.keys()];
+}
+
 /** Every file and symlink at or below `rel` of the folder `base`, `.git` folders left out. */
 async function collectFiles(base: string, rel: string, out: Map<string, Side>): Promise<void> {
   if (isGitPath(rel)) return;
@@ -102,55 +111,23 @@ async function collectEntry(base: string, rel: string, info: Stats, out: Map<str
     await collectEntry(base, joinRel(rel, entry.name), entry.stats, out);
 }
 
-/** Whether two sides hold different content or modes. `trustMtime`: equal size and mtime mean equal. */
-async function differs(a: Side, b: Side, trustMtime: boolean): Promise<boolean> {
-  if (a.mode !== b.mode) return true;
-  if (a.stats && b.stats) {
-    if (a.stats.size !== b.stats.size) return true;
-    if (trustMtime && a.stats.mtimeMs === b.stats.mtimeMs) return false;
-  }
-  if (a.file && b.file && (a.stats?.size ?? 0) > COMPARE_IN_MEMORY_BYTES)
-    return !(await sameFiles(a.file, b.file));
-  const [x, y] = await Promise.all([a.load(), b.load()]);
-  return !x.equals(y);
-}
-
-/** Files above this size are compared piece by piece, never loaded whole (Node's limit is 2 GiB). */
-const COMPARE_IN_MEMORY_BYTES = 64 * 1024 * 1024;
-
-async function sameFiles(a: string, b: string): Promise<boolean> {
-  // only whether they differ is learnt, and never through a link at the end of either path
-  const flags = constants.O_RDONLY | constants.O_NOFOLLOW;
-  const [x, y] = await Promise.all([open(a, flags), open(b, flags)]);
-  try {
-    const size = 1024 * 1024;
-    const bufferX = Buffer.alloc(size);
-    const bufferY = Buffer.alloc(size);
-    for (;;) {
-      const [readX, readY] = await Promise.all([x.read(bufferX, 0, size), y.read(bufferY, 0, size)]);
-      if (readX.bytesRead !== readY.bytesRead) return false;
-      if (readX.bytesRead === 0) return true;
-      if (!bufferX.subarray(0, readX.bytesRead).equals(bufferY.subarray(0, readY.bytesRead))) return false;
-    }
-  } finally {
-    await Promise.all([x.close(), y.close()]);
-  }
-}
-
 /**
- * The view's files that may differ from the user's folder: path → its side in the branch, or null when
- * the branch has no file there. Overlay modes walk only the upper layer (plus the lower folders it
- * deletes or hides); copy modes compare the whole copy with the whole folder.
+ * The paths the branch's layer touched: path → its side in the branch, or null when the branch has no
+ * file there. Overlay modes walk only the upper layer (plus the lower folders it deletes or hides);
+ * copy modes walk the whole copy: a file changed in it since the copy was made (`copiedAt`, on the
+ * filesystems' clock) is the branch's, and so is a file of the user's folder missing from the copy
+ * that existed when it was made.
  */
-async function layerCandidates(layers: ViewLayers): Promise<Map<string, Side | null>> {
+async function layerCandidates(layers: ViewLayers, copiedAt: number): Promise<Map<string, Side | null>> {
   const view = new Map<string, Side | null>();
   const lower = layers.root;
   if (layers.mode === "reflink" || layers.mode === "copy") {
     const tree = new Map<string, Side>();
     const user = new Map<string, Side>();
     await Promise.all([collectFiles(layers.tree, "", tree), collectFiles(lower, "", user)]);
-    for (const [rel, side] of tree) view.set(rel, side);
-    for (const rel of user.keys()) if (!tree.has(rel)) view.set(rel, null);
+    for (const [rel, side] of tree) if ((side.stats?.ctimeMs ?? copiedAt) >= copiedAt) view.set(rel, side);
+    for (const [rel, side] of user)
+      if (!tree.has(rel) && (side.stats?.ctimeMs ?? 0) < copiedAt) view.set(rel, null);
     return view;
   }
   const fuse = layers.mode === "fuse-overlayfs";
@@ -199,16 +176,16 @@ async function layerCandidates(layers: ViewLayers): Promise<Map<string, Side | n
 }
 
 /**
- * Every path where the branch (overrides and its layer together) differs from the user's folder, sorted
- * by path, with both sides for diffing. `.git` folders are left out.
+ * Every path the branch touched (its layer and its overrides together): path → the branch's side, or
+ * null where the branch has no file. `.git` folders are left out. `copiedAt`: see layerCandidates.
  */
-export async function computeChanges(
+export async function touchedPaths(
   layers: ViewLayers,
   overrides: ReadonlyMap<string, Buffer | null>,
-): Promise<ChangeDetail[]> {
-  const view = await layerCandidates(layers);
+  copiedAt = 0,
+): Promise<Map<string, Side | null>> {
+  const view = await layerCandidates(layers, copiedAt);
   const lower = layers.root;
-  const copyMode = layers.mode === "reflink" || layers.mode === "copy";
   const lowerBelow = async (rel: string): Promise<string[]> => {
     const found = new Map<string, Side>();
     await collectFiles(lower, rel, found);
@@ -231,17 +208,5 @@ export async function computeChanges(
     const mode: GitMode = previous && previous.mode !== "120000" ? previous.mode : "100644";
     view.set(path, { mode, load: async () => value });
   }
-  const out: ChangeDetail[] = [];
-  for (const [path, side] of view) {
-    const info = await statInLayer(lower, path);
-    const old = info ? diskSide(lower, path, info) : undefined;
-    if (side === null) {
-      if (old) out.push({ path, kind: "deleted", old });
-    } else if (!old) {
-      out.push({ path, kind: "added", new: side });
-    } else if (await differs(old, side, copyMode)) {
-      out.push({ path, kind: "modified", old, new: side });
-    }
-  }
-  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return view;
 }

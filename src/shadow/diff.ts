@@ -122,7 +122,7 @@ interface Loaded {
 
 /** The size of a side on disk over `limit`, else undefined (in-memory sides are always small enough). */
 function largeSize(side: Side | undefined, limit: number): number | undefined {
-  const size = side?.stats?.size;
+  const size = side?.size ?? side?.stats?.size;
   return size !== undefined && size > limit ? size : undefined;
 }
 
@@ -299,10 +299,10 @@ export async function formatDiff(
       // Neither side is read; the other side's size is on disk (or in memory) too.
       entry.large = {
         ...(change.old
-          ? { old: largeOld ?? change.old.stats?.size ?? (await change.old.load()).length }
+          ? { old: largeOld ?? change.old.size ?? change.old.stats?.size ?? (await change.old.load()).length }
           : {}),
         ...(change.new
-          ? { new: largeNew ?? change.new.stats?.size ?? (await change.new.load()).length }
+          ? { new: largeNew ?? change.new.size ?? change.new.stats?.size ?? (await change.new.load()).length }
           : {}),
       };
     } else {

@@ -26,6 +26,10 @@ export interface BranchWrites {
   write(relPath: string, content: string | Buffer): void;
   remove(relPath: string): void;
   changes(): Promise<BranchChange[]>;
+  /** Before a write or deletion: records what the path (a folder: each file below) starts from. */
+  recordBase(relPath: string): Promise<void>;
+  /** A file read from the user's folder: the agent's base if it writes the file later. */
+  noteSeen(relPath: string, bytes: Buffer, mode: "100644" | "100755"): Promise<void>;
 }
 
 /** Files and folders of hidden folders (and outside credentials) whose inodes are collected at most. */
@@ -105,6 +109,9 @@ export class BranchFiles {
         if (inodes.has(inodeKey(stats))) throw hiddenError(at === "" ? rel : at);
       },
     });
+    // read whole from the user's folder: what the agent saw of the file, its base if it writes it later
+    if (found?.stats && entry.layer === this.view.layers.root && options.maxBytes === undefined)
+      await this.branch.noteSeen(entry.rel, found.data, found.stats.mode & 0o111 ? "100755" : "100644");
     return found?.data;
   }
 
@@ -158,6 +165,7 @@ export class BranchFiles {
   /** Writes a file of the branch (an in-memory override until materialized); returns the path written. */
   async write(path: string, content: string | Buffer): Promise<string> {
     const rel = await this.writable(path);
+    await this.branch.recordBase(rel);
     this.branch.write(rel, content);
     return rel;
   }
@@ -175,6 +183,7 @@ export class BranchFiles {
   /** Deletes a file or folder of the branch; returns the path deleted. */
   async remove(path: string): Promise<string> {
     const rel = await this.removable(path);
+    await this.branch.recordBase(rel);
     this.branch.remove(rel);
     return rel;
   }
@@ -187,7 +196,10 @@ export class BranchFiles {
     const source = (await this.resolve(from)).rel;
     this.refuseProtected(source, from);
     const written = await this.write(to, content);
-    if (written !== source) this.branch.remove(source);
+    if (written !== source) {
+      await this.branch.recordBase(source);
+      this.branch.remove(source);
+    }
     return written;
   }
 

@@ -59,6 +59,21 @@ export async function run(
   args: string[] = [],
   options: RunOptions = {},
 ): Promise<RunResult> {
+  // sync points of the branch's recorded base around the command (see base.ts)
+  await branch.syncBases();
+  try {
+    return await runInBranch(branch, command, args, options);
+  } finally {
+    await branch.syncBases();
+  }
+}
+
+function runInBranch(
+  branch: Branch,
+  command: string,
+  args: string[],
+  options: RunOptions,
+): Promise<RunResult> {
   const limit = options.maxOutputBytes ?? 16 * 1024 * 1024;
   const child = branch.spawn(command, args, {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),

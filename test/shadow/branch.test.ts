@@ -321,7 +321,7 @@ describe("changes and diff", () => {
     }
   });
 
-  it("shows user edits through the branch, and diffs against the current user folder", async () => {
+  it("shows user edits through the branch, and diffs what the branch did against its recorded base", async () => {
     const f = await start();
     const branch = await f.fork();
     await run(branch, "sh", ["-c", "echo branch >> README.md"]);
@@ -333,7 +333,11 @@ describe("changes and diff", () => {
     const seen = await run(branch, "cat", ["docs/operations.md"]);
     expect(seen.stdout).toBe("user edit\n");
     expect(await branch.changes()).toEqual([{ path: "README.md", kind: "modified" }]);
-    expect(await branch.diff()).toContain("-user readme\n");
+    const diff = await branch.diff();
+    // the agent appended a line to the README it copied: the user's later edit is no part of its diff
+    expect(diff).toContain("+branch\n");
+    expect(diff).not.toContain("user readme");
+    expect(diff).toContain(" ## Inventory\n");
   });
 
   it("leaves out .git and ignored new files from the diff, unless asked", async () => {
