@@ -23,6 +23,7 @@ import { chmod, lstat, mkdir, readFile, rename, writeFile } from "node:fs/promis
 import { join } from "node:path";
 import { FileAccessError } from "../workspace/errors.js";
 import { lstatIn, readIn, readlinkIn } from "../workspace/rooted.js";
+import type { CopyState } from "./changes.js";
 import { LARGE_FILE_BYTES } from "./diff.js";
 import { errnoCode, ShadowError } from "./errors.js";
 import type { BaseState, FileState } from "./recorded.js";
@@ -40,6 +41,8 @@ interface BaseIndex {
   syncedAt: number;
   /** Copy modes: when the copy made at fork was finished. */
   copiedAt?: number;
+  /** Copy modes: files refreshed in the copy from the user's folder, with their change times then. */
+  refreshed?: Record<string, number>;
   entries: Record<string, StoredBase>;
 }
 
@@ -186,9 +189,24 @@ export class BaseRecord {
     return Object.hasOwn(this.index.entries, rel);
   }
 
-  /** When a copy-mode branch's copy was finished (filesystem clock): later changes in it are the branch's. */
-  get copiedAt(): number | undefined {
-    return this.index.copiedAt;
+  /** Copy modes: when the copy was finished and what was refreshed in it since; undefined for overlays. */
+  copyState(): CopyState | undefined {
+    if (this.index.copiedAt === undefined) return undefined;
+    return { copiedAt: this.index.copiedAt, refreshed: new Map(Object.entries(this.index.refreshed ?? {})) };
+  }
+
+  /** Copy modes: notes the files refreshed from the user's folder (null: no longer). */
+  noteRefreshed(updates: ReadonlyMap<string, number | null>): Promise<void> {
+    if (updates.size === 0) return Promise.resolve();
+    return this.serial(async () => {
+      const refreshed = { ...(this.index.refreshed ?? {}) };
+      for (const [rel, ctime] of updates) {
+        if (ctime === null) delete refreshed[rel];
+        else refreshed[rel] = ctime;
+      }
+      this.index.refreshed = refreshed;
+      await this.save();
+    });
   }
 
   /** Copy modes: marks the end of the copy made at fork. */

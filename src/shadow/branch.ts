@@ -7,7 +7,14 @@ import { FileAccessError, WorkspaceError } from "../workspace/errors.js";
 import { resolveRoot } from "../workspace/root.js";
 import { removeIn, writeIn } from "../workspace/rooted.js";
 import { BaseRecord, sameAsBase } from "./base.js";
-import { type BranchChange, type ChangeDetail, filesBelow, type Side, touchedPaths } from "./changes.js";
+import {
+  type BranchChange,
+  type ChangeDetail,
+  filesBelow,
+  refreshCopy,
+  type Side,
+  touchedPaths,
+} from "./changes.js";
 import { type DiffOptions, formatDiff } from "./diff.js";
 import { errnoCode, ShadowError, unmappedOwnerMessage } from "./errors.js";
 import { type AccessRules, BranchFiles } from "./files.js";
@@ -204,8 +211,11 @@ export class Branch {
   async syncBases(): Promise<void> {
     this.assertLive();
     const base = await this.base();
-    const touched = await touchedPaths(this.view.layers, new Map(), base.copiedAt);
+    const touched = await touchedPaths(this.view.layers, new Map(), base.copyState());
     await base.sync(touched.keys());
+    // copy modes: untouched files follow the user's folder from one sync point to the next
+    const copy = base.copyState();
+    if (copy) await base.noteRefreshed(await refreshCopy(this.view.layers, copy, (rel) => base.has(rel)));
   }
 
   /**
@@ -236,7 +246,7 @@ export class Branch {
   async recordedChanges(): Promise<RecordedChange[]> {
     const base = await this.base();
     await this.syncBases();
-    const touched = await touchedPaths(this.view.layers, this.overrideMap, base.copiedAt);
+    const touched = await touchedPaths(this.view.layers, this.overrideMap, base.copyState());
     // overrides set without the door (e.g. grading): their base is the user's content now
     await base.captureForWrite([...touched.keys()].filter((path) => !base.has(path)));
     const out: RecordedChange[] = [];

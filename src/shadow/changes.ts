@@ -1,7 +1,16 @@
 import type { Stats } from "node:fs";
+import { chmod, lstat, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { FileAccessError } from "../workspace/errors.js";
-import { type DirEntryInfo, lstatIn, readdirIn, readIn, readlinkIn } from "../workspace/rooted.js";
+import {
+  type DirEntryInfo,
+  lstatIn,
+  readdirIn,
+  readIn,
+  readlinkIn,
+  removeIn,
+  writeIn,
+} from "../workspace/rooted.js";
 import { errnoCode } from "./errors.js";
 import { opaqueDirs } from "./helper.js";
 import { isAtOrBelow, joinRel } from "./relpath.js";
@@ -112,22 +121,90 @@ async function collectEntry(base: string, rel: string, info: Stats, out: Map<str
 }
 
 /**
+ * Copy modes: when the copy was finished (filesystems' clock), and the files umbra refreshed in it from
+ * the user's folder since, with the change time each got then.
+ */
+export interface CopyState {
+  copiedAt: number;
+  refreshed: ReadonlyMap<string, number>;
+}
+
+const NO_COPY: CopyState = { copiedAt: 0, refreshed: new Map() };
+
+/** A file of the copy that the branch wrote (after the copy, and not one of umbra's refreshes). */
+function branchMade(rel: string, side: Side, copy: CopyState): boolean {
+  const ctime = side.stats?.ctimeMs;
+  return ctime === undefined || (ctime >= copy.copiedAt && copy.refreshed.get(rel) !== ctime);
+}
+
+/** A file of the user's folder that the copy received (made at fork, or refreshed since). */
+function wasCopied(rel: string, side: Side, copy: CopyState): boolean {
+  return (side.stats?.ctimeMs ?? 0) < copy.copiedAt || copy.refreshed.has(rel);
+}
+
+async function bothTrees(layers: ViewLayers): Promise<{ tree: Map<string, Side>; user: Map<string, Side> }> {
+  const tree = new Map<string, Side>();
+  const user = new Map<string, Side>();
+  await Promise.all([collectFiles(layers.tree, "", tree), collectFiles(layers.root, "", user)]);
+  return { tree, user };
+}
+
+/**
+ * Copy modes follow the user's folder at every sync point: each regular file the branch has not touched
+ * (`touched`: recorded in its base) is copied again from the user's folder when it changed there, a new
+ * one is copied in, and one the user deleted goes. Returns the refreshed files' new change times (null:
+ * no longer refreshed).
+ */
+export async function refreshCopy(
+  layers: ViewLayers,
+  copy: CopyState,
+  touched: (rel: string) => boolean,
+): Promise<Map<string, number | null>> {
+  const { tree, user } = await bothTrees(layers);
+  const updates = new Map<string, number | null>();
+  for (const [rel, side] of user) {
+    if (touched(rel) || side.mode === "120000" || !side.stats) continue;
+    const mine = tree.get(rel);
+    if (mine ? branchMade(rel, mine, copy) : wasCopied(rel, side, copy)) continue;
+    if (
+      mine?.mode === side.mode &&
+      mine.stats?.size === side.stats.size &&
+      mine.stats.mtimeMs === side.stats.mtimeMs
+    )
+      continue;
+    const { data, stats } = await readIn(layers.root, rel).catch(() => ({
+      data: undefined,
+      stats: undefined,
+    }));
+    if (!data || !stats) continue;
+    await writeIn(layers.tree, rel, data);
+    const file = join(layers.tree, rel);
+    await chmod(file, stats.mode & 0o777);
+    await utimes(file, stats.atime, stats.mtime);
+    updates.set(rel, (await lstat(file)).ctimeMs);
+  }
+  for (const [rel, side] of tree) {
+    if (user.has(rel) || touched(rel) || branchMade(rel, side, copy) || side.mode === "120000") continue;
+    await removeIn(layers.tree, rel);
+    updates.set(rel, null);
+  }
+  return updates;
+}
+
+/**
  * The paths the branch's layer touched: path → its side in the branch, or null when the branch has no
  * file there. Overlay modes walk only the upper layer (plus the lower folders it deletes or hides);
  * copy modes walk the whole copy: a file changed in it since the copy was made (`copiedAt`, on the
  * filesystems' clock) is the branch's, and so is a file of the user's folder missing from the copy
  * that existed when it was made.
  */
-async function layerCandidates(layers: ViewLayers, copiedAt: number): Promise<Map<string, Side | null>> {
+async function layerCandidates(layers: ViewLayers, copy: CopyState): Promise<Map<string, Side | null>> {
   const view = new Map<string, Side | null>();
   const lower = layers.root;
   if (layers.mode === "reflink" || layers.mode === "copy") {
-    const tree = new Map<string, Side>();
-    const user = new Map<string, Side>();
-    await Promise.all([collectFiles(layers.tree, "", tree), collectFiles(lower, "", user)]);
-    for (const [rel, side] of tree) if ((side.stats?.ctimeMs ?? copiedAt) >= copiedAt) view.set(rel, side);
-    for (const [rel, side] of user)
-      if (!tree.has(rel) && (side.stats?.ctimeMs ?? 0) < copiedAt) view.set(rel, null);
+    const { tree, user } = await bothTrees(layers);
+    for (const [rel, side] of tree) if (branchMade(rel, side, copy)) view.set(rel, side);
+    for (const [rel, side] of user) if (!tree.has(rel) && wasCopied(rel, side, copy)) view.set(rel, null);
     return view;
   }
   const fuse = layers.mode === "fuse-overlayfs";
@@ -177,14 +254,14 @@ async function layerCandidates(layers: ViewLayers, copiedAt: number): Promise<Ma
 
 /**
  * Every path the branch touched (its layer and its overrides together): path → the branch's side, or
- * null where the branch has no file. `.git` folders are left out. `copiedAt`: see layerCandidates.
+ * null where the branch has no file. `.git` folders are left out. `copy`: see layerCandidates.
  */
 export async function touchedPaths(
   layers: ViewLayers,
   overrides: ReadonlyMap<string, Buffer | null>,
-  copiedAt = 0,
+  copy: CopyState = NO_COPY,
 ): Promise<Map<string, Side | null>> {
-  const view = await layerCandidates(layers, copiedAt);
+  const view = await layerCandidates(layers, copy);
   const lower = layers.root;
   const lowerBelow = async (rel: string): Promise<string[]> => {
     const found = new Map<string, Side>();
