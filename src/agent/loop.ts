@@ -201,6 +201,17 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     options.session?.write({ type: "notice", message });
   };
 
+  // The user keeps working: files the agent changed that they change too are told to it once each.
+  const drifted = new Set<string>();
+  const userDrift = async (): Promise<string | undefined> => {
+    const changed = await options.context.branch.userChanges().catch(() => []);
+    const fresh = changed.filter((path) => !drifted.has(path));
+    if (fresh.length === 0) return undefined;
+    for (const path of fresh) drifted.add(path);
+    notice(`the user changed ${fresh.length} file(s) the agent is working on: ${fresh.join(", ")}`);
+    return `\n\nNote: meanwhile the user changed ${fresh.join(", ")} in their folder, file(s) you have changed. Your branch keeps your version; when your work is accepted it is merged with theirs three ways, and edits of the same lines become conflicts. Call the rebase tool to bring their changes into your branch before you go on editing ${fresh.length === 1 ? "it" : "them"}.`;
+  };
+
   const callModel = async (): Promise<StepAnswer> => {
     for (let attempt = 0; ; attempt++) {
       const controller = new AbortController();
@@ -428,6 +439,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
         });
         results.push({ id: call.id, name: call.name, output });
       }
+      const last = results.at(-1);
+      const drift = await userDrift();
+      if (last && drift) last.output += drift;
       messages.push({
         role: "tool",
         content: results.map((r) => ({

@@ -73,8 +73,9 @@ function briefing(id: string, records: readonly SessionRecord[], end: SessionRec
 }
 
 /**
- * Where session `id` left off. Its branch is reopened when a crash left it on disk (with every change
- * the session's processes wrote); otherwise a new branch gets the diff the session ended with.
+ * Where session `id` left off. Its branch is reopened when it is still on disk (after a crash, or kept
+ * with changes not accepted yet: every change the session's processes wrote, and their bases);
+ * otherwise a new branch gets the diff the session ended with.
  */
 export async function resumePoint(
   root: string,
@@ -86,9 +87,10 @@ export async function resumePoint(
   const start = records.find((record) => record.type === "session");
   const end = records.findLast((record) => record.type === "end");
   let branch: Branch | undefined;
-  if (start?.type === "session" && start.branch && !end) {
+  // the session's branch, kept on disk after a crash or with its changes not yet accepted
+  if (start?.type === "session" && start.branch) {
     branch = await openBranch(root, start.branch, { env }).catch(() => undefined);
-    if (!branch) onWarning?.(`the branch of session ${id} is gone; its changes cannot be recovered`);
+    if (!branch && !end) onWarning?.(`the branch of session ${id} is gone; its changes cannot be recovered`);
   }
   if (!branch) {
     branch = await fork(root, { env });

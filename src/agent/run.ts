@@ -4,9 +4,7 @@ import type { OpenedIndex } from "../index/open.js";
 import type { LspHost } from "../lsp/index.js";
 import type { Approver } from "../sandbox/index.js";
 import { PROTECTED_WORKSPACE_PATHS } from "../sandbox/index.js";
-import { type Branch, type BranchChange, fork, LARGE_FILE_BYTES } from "../shadow/index.js";
-import { lstatIn, readIfRegular } from "../workspace/rooted.js";
-import type { ChangedFile } from "./apply.js";
+import { type Branch, fork, type RecordedChange } from "../shadow/index.js";
 import { type CassetteHeader, readCassette, recordingFetch, replayFetch } from "./cassette.js";
 import { createToolContext } from "./context.js";
 import { type AgentEvent, type AgentOutcome, runAgent } from "./loop.js";
@@ -53,9 +51,14 @@ export interface SessionResult {
   transcript: string;
   branch: string;
   outcome: AgentOutcome;
-  /** The branch's changes as a git-style unified diff against the user's folder. */
+  /** What the agent did, as a git-style unified diff from each file's recorded base to the branch. */
   diff: string;
-  files: ChangedFile[];
+  /**
+   * The changed paths with their recorded bases, for the accept (src/accept). They read the branch,
+   * which is kept on disk (closed) when there are changes: accept now or later (`umbra sessions apply`),
+   * then discard it.
+   */
+  changes: RecordedChange[];
   /** Replay: requests that differed from the recording. */
   drifts: string[];
 }
@@ -106,18 +109,10 @@ const PLACEHOLDER_PATHS = new Set(
   PROTECTED_WORKSPACE_PATHS.map((entry) => entry.path).filter((path) => !path.startsWith(".git/")),
 );
 
-async function isSandboxPlaceholder(branch: Branch, change: BranchChange): Promise<boolean> {
-  if (change.kind !== "added" || !PLACEHOLDER_PATHS.has(change.path)) return false;
+async function isSandboxPlaceholder(branch: Branch, change: RecordedChange): Promise<boolean> {
+  if (change.base.kind !== "absent" || !PLACEHOLDER_PATHS.has(change.path)) return false;
   const size = await branch.size(change.path).catch(() => undefined);
   return size === undefined || size === 0;
-}
-
-/** A changed file's text for merging; undefined when absent or over the diff limit (it may not fit in memory). */
-async function mergeText(
-  size: number | undefined,
-  read: () => Promise<string | undefined>,
-): Promise<string | undefined> {
-  return size !== undefined && size <= LARGE_FILE_BYTES ? read() : undefined;
 }
 
 /** A git-style diff without the sections of some files. */
@@ -135,8 +130,8 @@ export function withoutFiles(diff: string, paths: readonly string[]): string {
 
 /**
  * One agent session: forks a branch of the user's folder, runs the loop in it with the tools, writes the
- * transcript, and returns the branch's diff (the branch itself is discarded; the user's folder is never
- * touched here — see applyDiff).
+ * transcript, and returns what the agent did (the branch stays on disk when it changed anything, for the
+ * accept; the user's folder is never touched here — see src/accept).
  */
 export async function runSession(options: SessionOptions): Promise<SessionResult> {
   const env = options.env ?? process.env;
@@ -171,6 +166,7 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
   });
+  let kept = false;
   try {
     const outcome = await runAgent({
       task: resumed ? `${task}\n\n${resumed.briefing}` : task,
@@ -187,26 +183,14 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
     });
-    const changes: Awaited<ReturnType<typeof branch.changes>> = [];
+    const changes: RecordedChange[] = [];
     const placeholders: string[] = [];
-    for (const change of await branch.changes()) {
+    for (const change of await branch.recordedChanges()) {
       if (await isSandboxPlaceholder(branch, change)) placeholders.push(change.path);
       else changes.push(change);
     }
     const diff = withoutFiles(await branch.diff(), placeholders);
-    const files: ChangedFile[] = [];
-    for (const change of changes) {
-      // the user's file, read without following a link a command may have planted on the way
-      const baseSize = await lstatIn(options.root, change.path).then(
-        (info) => info?.size,
-        () => undefined,
-      );
-      const base = await mergeText(baseSize, async () =>
-        (await readIfRegular(options.root, change.path).catch(() => undefined))?.toString("utf8"),
-      );
-      const ours = await mergeText(await branch.size(change.path), () => branch.readText(change.path));
-      files.push({ path: change.path, kind: change.kind, base, ours });
-    }
+    kept = changes.length > 0;
     session.write({
       type: "end",
       status: outcome.status,
@@ -222,11 +206,16 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
       branch: branch.id,
       outcome,
       diff,
-      files,
+      changes,
       drifts: drifts(),
     };
+  } catch (error) {
+    kept = false;
+    throw error;
   } finally {
     await context.close();
-    await branch.discard();
+    // kept for the accept (now or later) when there is something to accept; else it goes
+    if (kept) await branch.close();
+    else await branch.discard();
   }
 }

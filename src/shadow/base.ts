@@ -314,6 +314,20 @@ export class BaseRecord {
     });
   }
 
+  /**
+   * The recorded paths whose file in the user's folder is no longer their base: the user changed them
+   * after the branch first touched them (unknown bases are left out: they changed already).
+   */
+  async userChanged(): Promise<string[]> {
+    const out: string[] = [];
+    for (const [rel, stored] of Object.entries(this.index.entries)) {
+      if (stored.kind === "unknown") continue;
+      const now = await readUserSide(this.root, rel).catch(() => undefined);
+      if (!now || !sameStored(stored, now.state)) out.push(rel);
+    }
+    return out.sort();
+  }
+
   /** Replaces the bases of paths (a rebase takes the user's content as the new base). */
   setBases(entries: ReadonlyMap<string, StoredBase>, objects: readonly Buffer[]): Promise<void> {
     return this.serial(async () => {
@@ -391,6 +405,12 @@ export class BaseRecord {
     this.queue = run.catch(() => undefined);
     return run;
   }
+}
+
+function sameStored(a: StoredBase, b: StoredBase): boolean {
+  if (a.kind === "file" && b.kind === "file") return a.hash === b.hash && a.mode === b.mode;
+  if (a.kind === "link" && b.kind === "link") return a.target === b.target;
+  return a.kind === "absent" && b.kind === "absent";
 }
 
 /** A FileState of the branch or the user's folder, compared by content with a stored base. */

@@ -261,6 +261,11 @@ export class Branch {
     return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
+  /** Paths the branch touched that the user changed in their folder since (see BaseRecord.userChanged). */
+  async userChanges(): Promise<string[]> {
+    return (await this.base()).userChanged();
+  }
+
   /** The paths the branch changed (see recordedChanges). */
   async changes(): Promise<BranchChange[]> {
     return (await this.recordedChanges()).map(({ path, base, branch }) => ({

@@ -3,6 +3,7 @@ export {
   type BranchChange,
   type BranchInfo,
   type BranchSandboxView,
+  changeDetail,
   type DirEntry,
   diff,
   discard,
@@ -18,6 +19,7 @@ export {
   removeBranch,
 } from "./branch.js";
 export type { ChangeKind } from "./changes.js";
+export type { BaseState, FileState, RecordedChange, UnknownBase } from "./recorded.js";
 export { type DiffOptions, LARGE_FILE_BYTES } from "./diff.js";
 export { ShadowError, type ShadowErrorCode } from "./errors.js";
 export { type AccessRules, BranchFiles } from "./files.js";
