@@ -44,7 +44,11 @@ function gitMode(stats: Stats): "100644" | "100755" {
  * over `maxBytes` is not read (its state loads it on demand; its record has no hash).
  */
 export async function readUserEntry(root: string, rel: string, maxBytes: number): Promise<UserEntry> {
-  const stats = await lstatIn(root, rel);
+  const stats = await lstatIn(root, rel).catch((error: unknown) => {
+    // a folder on the way that does not exist: the path is absent
+    if (error instanceof FileAccessError && error.code === "MISSING") return undefined;
+    throw error;
+  });
   if (!stats) return { state: { kind: "absent" }, stats, record: { kind: "absent" } };
   if (stats.isSymbolicLink()) {
     const target = await readlinkIn(root, rel);
