@@ -50,6 +50,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "list the agent sessions of a workspace",
     load: async () => (await import("./sessions-command.js")).registerSessions,
   },
+  undo: {
+    summary: "undo the last accept: the files it wrote get back what they held before",
+    load: async () => (await import("./undo-command.js")).registerUndo,
+  },
   demo: {
     summary: "index and search a copy of the bundled examples/ project, offline",
     load: async () => (await import("./demo-command.js")).registerDemo,

@@ -9,6 +9,7 @@ import {
   readlink,
   rename,
   rmdir,
+  symlink,
   unlink,
 } from "node:fs/promises";
 import { errorCode, FileAccessError, shownPath } from "./errors.js";
@@ -270,6 +271,117 @@ export function writeIn(root: string, rel: string, data: Buffer, options: Rooted
       throw error;
     }
   });
+}
+
+/** What `replaceIn` puts at a path: a regular file (permission bits), a symbolic link, or nothing. */
+export type NewEntry =
+  | { kind: "file"; data: Buffer; mode: number }
+  | { kind: "link"; target: string }
+  | { kind: "absent" };
+
+/** A step of `replaceIn` that changed the disk (for a caller that counts them, e.g. a crash test). */
+export type ReplaceStep = "write" | "sync" | "rename" | "unlink";
+
+export interface ReplaceOptions extends RootedOptions {
+  /** The temporary entry's name in the path's folder; a leftover file or link of that name is removed. */
+  tmpName: string;
+  /**
+   * Called with the entry now at the path (undefined: none) and its name through the opened folder,
+   * right before it is replaced or removed; throwing stops the replacement (the temporary is removed).
+   */
+  expect?: (existing: Stats | undefined, path: string) => Promise<void>;
+  /** fsync the new file before the rename and the folder after it. */
+  sync?: boolean;
+  onStep?: (step: ReplaceStep) => void;
+}
+
+/**
+ * Replaces the entry at `rel` atomically: the new file or link is made under `tmpName` in the same
+ * folder (reached without symlinks; missing folders are created for a file or link), synced when asked,
+ * then renamed over the path, so the path holds either the old entry or the new one, never part of
+ * one. `absent` unlinks the path. A folder at the path is never replaced (NOT_REGULAR).
+ */
+export function replaceIn(
+  root: string,
+  rel: string,
+  entry: NewEntry,
+  options: ReplaceOptions,
+): Promise<void> {
+  const create = entry.kind !== "absent";
+  return inParent(root, rel, { ...options, create }, async (dir, name) => {
+    const path = `${dir.path}/${name}`;
+    const tmp = `${dir.path}/${options.tmpName}`;
+    await unlinkEntry(tmp, options.tmpName);
+    const step = (what: ReplaceStep) => options.onStep?.(what);
+    try {
+      if (entry.kind === "file") {
+        const handle = await open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, entry.mode);
+        try {
+          await handle.writeFile(entry.data);
+          await handle.chmod(entry.mode);
+          step("write");
+          if (options.sync) {
+            await handle.sync();
+            step("sync");
+          }
+        } finally {
+          await handle.close();
+        }
+      } else if (entry.kind === "link") {
+        await symlink(entry.target, tmp);
+        step("write");
+      }
+      const existing = await lstatOr(path, rel);
+      if (existing?.isDirectory())
+        throw new FileAccessError("NOT_REGULAR", rel, `${shownPath(rel)} is a folder`);
+      await options.expect?.(existing, path);
+      if (entry.kind !== "absent") {
+        await rename(tmp, path);
+        step("rename");
+      } else if (existing) {
+        await unlink(path);
+        step("unlink");
+      }
+    } catch (error) {
+      await unlink(tmp).catch(() => {});
+      throw error;
+    }
+    if (options.sync) {
+      await syncDir(dir);
+      step("sync");
+    }
+  });
+}
+
+/** Removes the file or link `rel` (never a folder, never followed); nothing when it is absent. */
+export function unlinkIn(root: string, rel: string, options: RootedOptions = {}): Promise<void> {
+  return inParent(root, rel, options, (dir, name) => unlinkEntry(`${dir.path}/${name}`, rel));
+}
+
+/** Removes the folder `rel` when it is empty; nothing when it is absent or holds something. */
+export function rmdirIfEmptyIn(root: string, rel: string, options: RootedOptions = {}): Promise<void> {
+  return inParent(root, rel, options, async (dir, name) => {
+    const info = await lstatOr(`${dir.path}/${name}`, rel);
+    if (!info?.isDirectory()) return;
+    await rmdir(`${dir.path}/${name}`).catch((error: unknown) => {
+      const code = errorCode(error);
+      if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "ENOENT") throw error;
+    });
+  });
+}
+
+async function unlinkEntry(path: string, rel: string): Promise<void> {
+  const info = await lstatOr(path, rel);
+  if (info && !info.isDirectory()) await unlink(path).catch(ignoreMissing);
+}
+
+async function syncDir(dir: Dir): Promise<void> {
+  const handle = await open(dir.path, O_RDONLY | O_DIRECTORY);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Removes `rel` (a folder with everything below it); symlinks are removed, never followed. */
