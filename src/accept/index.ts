@@ -1,5 +1,7 @@
 export { type AcceptReport, type AcceptRequest, acceptChanges } from "./accept.js";
+export { conflictLine, hunkLines } from "./describe.js";
 export { AcceptError, type AcceptErrorCode } from "./errors.js";
+export { applyHunks, hunkCount } from "./hunks.js";
 export {
   type ConflictHunk,
   type MergeOptions,
@@ -7,6 +9,8 @@ export {
   mergeChange,
   type Resolution,
 } from "./merge.js";
+export { type MergeIntoReport, mergeInto, type RebaseReport, rebaseBranch } from "./rebase.js";
 export { protectedName, type Refusal } from "./rules.js";
 export { type ScreenOptions, screenDiff } from "./screen.js";
+export { fileState, LARGE_FILE_BYTES, readUserEntry } from "./state.js";
 export { type UndoResult, undoLastAccept } from "./undo.js";

@@ -1,4 +1,4 @@
-export { type ApplyResult, applyDiff, type ChangedFile, runTests, type TestRun } from "./apply.js";
+export { runTests, type TestRun } from "./apply.js";
 export {
   type Cassette,
   CassetteError,

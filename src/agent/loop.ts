@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import { type LanguageModel, type ModelMessage, streamText, type ToolSet, tool } from "ai";
+import { hunkLines } from "../accept/describe.js";
+import { rebaseBranch } from "../accept/rebase.js";
 import type { AgentConfig } from "../config/config.js";
 import { backoffMs, describeModelError, isRetryable, ModelTimeoutError } from "./providers.js";
 import type { SessionWriter } from "./session.js";
@@ -201,15 +203,33 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
     options.session?.write({ type: "notice", message });
   };
 
-  // The user keeps working: files the agent changed that they change too are told to it once each.
+  // The user keeps working: when they change files the agent changed, their edits are merged into the
+  // branch (three ways; src/accept/rebase.ts) and the agent is told, once for each version.
   const drifted = new Set<string>();
   const userDrift = async (): Promise<string | undefined> => {
-    const changed = await options.context.branch.userChanges().catch(() => []);
-    const fresh = changed.filter((path) => !drifted.has(path));
-    if (fresh.length === 0) return undefined;
-    for (const path of fresh) drifted.add(path);
-    notice(`the user changed ${fresh.length} file(s) the agent is working on: ${fresh.join(", ")}`);
-    return `\n\nNote: meanwhile the user changed ${fresh.join(", ")} in their folder, file(s) you have changed. Your branch keeps your version; when your work is accepted it is merged with theirs three ways, and edits of the same lines become conflicts. Call the rebase tool to bring their changes into your branch before you go on editing ${fresh.length === 1 ? "it" : "them"}.`;
+    const changed = await options.context.branch.userChanges().catch(() => [] as string[]);
+    if (changed.every((path) => drifted.has(path))) return undefined;
+    const rebase = await rebaseBranch(options.context.branch).catch(() => undefined);
+    if (!rebase) return undefined;
+    const conflicting = rebase.conflicts.filter(({ path }) => !drifted.has(path));
+    for (const path of rebase.merged) drifted.delete(path);
+    for (const { path } of conflicting) drifted.add(path);
+    if (rebase.merged.length === 0 && conflicting.length === 0) return undefined;
+    notice(
+      `the user changed file(s) the agent is working on: merged ${rebase.merged.length} into the branch, ${conflicting.length} conflicting`,
+    );
+    const lines = [
+      ...(rebase.merged.length
+        ? [
+            `Meanwhile the user changed ${rebase.merged.join(", ")} in their folder; umbra merged their edits into your branch. Read ${rebase.merged.length === 1 ? "it" : "them"} again before you edit further.`,
+          ]
+        : []),
+      ...conflicting.map(
+        ({ path, hunks }) =>
+          `The user also changed ${path} where you did (${hunks.length ? hunks.map(hunkLines).join(", ") : "the whole file"}): your version stays in your branch, and accepting it will report the conflict to the user.`,
+      ),
+    ];
+    return `\n\nNote: ${lines.join(" ")}`;
   };
 
   const callModel = async (): Promise<StepAnswer> => {

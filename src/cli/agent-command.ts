@@ -1,12 +1,11 @@
-import { createInterface } from "node:readline";
 import type { Command } from "commander";
-import { type ApplyResult, applyDiff, runTests, type TestRun } from "../agent/apply.js";
+import type { AcceptReport } from "../accept/index.js";
+import type { TestRun } from "../agent/apply.js";
 import type { AgentEvent } from "../agent/loop.js";
 import { runSession, type SessionOptions, type SessionResult } from "../agent/run.js";
 import { readTranscript, SessionWriter, sessionsDir } from "../agent/session.js";
 import { formatUsage, sumUsage } from "../agent/usage.js";
 import type { UmbraConfig } from "../config/config.js";
-import { confirmTestCommand, testCommandConfirmed } from "../config/trust.js";
 import {
   type Approver,
   allowlistApprover,
@@ -14,8 +13,11 @@ import {
   firstApproving,
   terminalApprover,
 } from "../sandbox/index.js";
+import { type RecordedChange, removeBranch } from "../shadow/index.js";
 import { shownPath } from "../workspace/errors.js";
+import { acceptFlow, ask } from "./accept-flow.js";
 import { UsageError } from "./errors.js";
+import { pickChanges } from "./pick.js";
 import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { configFor, printJson } from "./shared.js";
 
@@ -87,88 +89,73 @@ export function progressPrinter(prefix = ""): (event: AgentEvent) => void {
   };
 }
 
-async function confirm(question: string): Promise<boolean> {
-  if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
-  const reader = createInterface({ input: process.stdin, output: process.stderr });
-  return new Promise((resolve) => {
-    reader.question(question, (answer) => {
-      reader.close();
-      resolve(/^\s*y(es)?\s*$/i.test(answer));
-    });
-  });
-}
-
 function approverFor(flags: AgentFlags, config: UmbraConfig): Approver {
   if (flags.net && flags.yes) return alwaysApprove();
   const allow = allowlistApprover(config.sandbox.network.allowCommands);
   return flags.net ? firstApproving(allow, terminalApprover()) : allow;
 }
 
-/**
- * The command to run in the user's folder after an accept: the user's own `agent.testCommand`, or the
- * workspace's once the user confirmed it for this repository (asked here on a terminal; said otherwise).
- */
-async function testCommandFor(
-  root: string,
-  config: UmbraConfig,
-  options: { quiet?: boolean; env?: NodeJS.ProcessEnv },
-): Promise<string | undefined> {
-  const own = config.agent.testCommand;
-  const asked = config.agent.workspaceTestCommand;
-  if (own || !asked) return own;
-  const env = options.env ?? process.env;
-  if (testCommandConfirmed(root, asked, env)) return asked;
-  const question = `umbra agent: this repository's .umbra/config.json asks to run ${JSON.stringify(asked)} in your folder after applying. Run it, now and from now on in this repository? [y/N] `;
-  if (!options.quiet && (await confirm(question))) {
-    confirmTestCommand(root, asked, env);
-    return asked;
-  }
-  if (!options.quiet)
-    write(
-      `umbra agent: not running the repository's test command ${JSON.stringify(asked)}: confirm it on a terminal, or pass --test-command\n`,
-    );
-  return undefined;
-}
-
 export interface ApplyReport {
-  apply: ApplyResult;
+  apply: AcceptReport;
   tests: TestRun | undefined;
 }
 
-/** Applies a session's diff to the user's folder and runs the test command there (sandboxed). */
+/**
+ * Accepts a session's changes (or the ones picked of them) into the user's folder, merged three ways
+ * with what the user changed meanwhile, and runs the test command there (sandboxed). The session's
+ * branch goes once all of it is in; otherwise it stays for a later `umbra sessions apply`.
+ */
 export async function applyAndTest(
   root: string,
-  result: SessionResult,
+  result: Pick<SessionResult, "session" | "branch" | "changes">,
   config: UmbraConfig,
-  options: { quiet?: boolean; env?: NodeJS.ProcessEnv } = {},
+  options: { quiet?: boolean; env?: NodeJS.ProcessEnv; changes?: RecordedChange[] } = {},
 ): Promise<ApplyReport> {
-  const apply = await applyDiff(root, result.diff, result.files, {
-    config,
-    ...(options.env ? { env: options.env } : {}),
-  });
-  for (const { path, why } of apply.refused)
-    write(`umbra agent: refused ${shownPath(path)}: ${shownPath(why)}\n`);
-  let tests: TestRun | undefined;
-  const command = apply.applied ? await testCommandFor(root, config, options) : undefined;
-  if (command) {
-    if (!options.quiet) write(`umbra agent: running the tests in your folder (sandboxed): ${command}\n`);
-    tests = await runTests(root, command, config, {
-      ...(options.env ? { env: options.env } : {}),
-      ...(options.quiet ? {} : { onOutput: (chunk: string) => write(chunk) }),
-    });
-    for (const { path, why, movedTo } of tests.refused)
-      write(
-        `umbra agent: refused ${shownPath(path)} (made by the tests): ${why}; moved to ${shownPath(movedTo)}\n`,
-      );
-  }
+  const changes = options.changes ?? result.changes;
+  const outcome = await acceptFlow(
+    { root, changes, config, ...(options.env ? { env: options.env } : {}) },
+    { label: "umbra agent", testAfter: true, ...(options.quiet ? { quiet: true } : {}) },
+  );
+  const apply = outcome.accept;
+  const tests = outcome.tests;
   const session = new SessionWriter(result.session, sessionsDir(root, options.env));
   session.write({
     type: "apply",
-    applied: apply.applied,
+    applied: apply.written,
     message: apply.message,
     ...(tests ? { tests: { command: tests.command, passed: tests.passed, exitCode: tests.exitCode } } : {}),
   });
+  const complete = changes === result.changes && apply.conflicts.length === 0 && apply.refused.length === 0;
+  if (complete)
+    await removeBranch(root, result.branch, options.env ? { env: options.env } : {}).catch(() => {});
   return { apply, tests };
+}
+
+/**
+ * What to accept of a session's changes: all of them with --yes; else asked on the terminal (all, none,
+ * or picked per file and hunk). Undefined: nothing now (said, with how to accept later).
+ */
+async function reviewChanges(
+  result: SessionResult,
+  flags: AgentFlags,
+  who: string,
+): Promise<RecordedChange[] | undefined> {
+  if (flags.yes) return result.changes;
+  const answer = flags.json
+    ? undefined
+    : await ask(
+        `umbra agent: apply the changes of ${who} to your folder? [y]es, [n]o, [p]ick files and hunks `,
+      );
+  const choice = answer?.trim().toLowerCase() ?? "";
+  if (choice.startsWith("y")) return result.changes;
+  if (choice.startsWith("p")) {
+    const picked = await pickChanges(result.changes, ask, (text) => process.stdout.write(text));
+    if (picked.length > 0) return picked;
+  }
+  write(
+    `umbra agent: not applied; accept it later with: umbra sessions apply ${result.session} (its branch ${result.branch} is kept for shadow.gcAfterHours)\n`,
+  );
+  return undefined;
 }
 
 function testsJson(tests: TestRun | undefined) {
@@ -248,29 +235,41 @@ export function registerAgent(program: Command): void {
             ),
           );
           const usage = sumUsage(results.map((r) => r.outcome.usage));
-          if (flags.json) {
-            printJson({
-              sessions: results.map((r) => ({
-                session: r.session,
-                status: r.outcome.status,
-                message: r.outcome.message,
-                diff: r.diff,
-                usage: r.outcome.usage,
-              })),
-              applied: false,
-              tests: null,
-              usage,
-            });
-          } else {
+          if (!flags.json)
             results.forEach((r, i) => {
               process.stdout.write(
                 `\n=== agent ${i + 1}: session ${r.session}: ${r.outcome.message}\n${r.diff || "(no changes)\n"}`,
               );
             });
-            write(
-              `umbra agent: ${formatUsage(usage)}; nothing applied (apply one with git apply, or rerun without --parallel)\n`,
+          // one after the other, each merged three ways with the folder as the ones before left it:
+          // two agents that changed the same lines give a conflict, never the last one's version
+          const reports: (ApplyReport | undefined)[] = [];
+          for (const [i, r] of results.entries()) {
+            const picked = r.changes.length ? await reviewChanges(r, flags, `agent ${i + 1}`) : undefined;
+            reports.push(
+              picked
+                ? await applyAndTest(root, r, config, { quiet: Boolean(flags.json), changes: picked })
+                : undefined,
             );
           }
+          if (flags.json) {
+            printJson({
+              sessions: results.map((r, i) => ({
+                session: r.session,
+                branch: r.branch,
+                status: r.outcome.status,
+                message: r.outcome.message,
+                diff: r.diff,
+                applied: reports[i]?.apply.written ?? false,
+                conflicts: reports[i]?.apply.conflicts ?? [],
+                refused: reports[i]?.apply.refused ?? [],
+                tests: testsJson(reports[i]?.tests),
+                usage: r.outcome.usage,
+              })),
+              applied: reports.some((report) => report?.apply.written),
+              usage,
+            });
+          } else write(`umbra agent: ${formatUsage(usage)}\n`);
           if (results.every((r) => r.outcome.status !== "done"))
             throw new AgentFailedError("no agent finished its task");
           return;
@@ -285,18 +284,18 @@ export function registerAgent(program: Command): void {
         );
         let report: ApplyReport | undefined;
         if (!flags.json) process.stdout.write(result.diff ? `\n${result.diff}` : "\n(no changes)\n");
-        if (result.diff) {
-          const accepted =
-            flags.yes ||
-            (!flags.json && (await confirm("umbra agent: apply this diff to your folder? [y/N] ")));
-          if (accepted) {
-            report = await applyAndTest(root, result, config, { quiet: Boolean(flags.json) });
-            write(`umbra agent: ${report.apply.message}\n`);
+        if (result.changes.length > 0) {
+          const picked = await reviewChanges(result, flags, "the agent");
+          if (picked) {
+            report = await applyAndTest(root, result, config, {
+              quiet: Boolean(flags.json),
+              changes: picked,
+            });
             if (report.tests)
               write(
                 `umbra agent: tests ${report.tests.passed ? "passed" : "FAILED"} (${report.tests.command})\n`,
               );
-          } else write("umbra agent: not applied (rerun with --yes to apply)\n");
+          }
         }
         if (flags.json) {
           printJson({
@@ -304,7 +303,8 @@ export function registerAgent(program: Command): void {
             status: result.outcome.status,
             message: result.outcome.message,
             diff: result.diff,
-            applied: report?.apply.applied ?? false,
+            branch: result.branch,
+            applied: report?.apply.written ?? false,
             conflicts: report?.apply.conflicts ?? [],
             refused: report?.apply.refused ?? [],
             tests: testsJson(report?.tests),
@@ -312,7 +312,8 @@ export function registerAgent(program: Command): void {
           });
         }
         if (result.outcome.status !== "done") throw new AgentFailedError(result.outcome.message);
-        if (report && !report.apply.applied) throw new AgentFailedError(report.apply.message);
+        if (report && (!report.apply.written || report.apply.conflicts.length > 0))
+          throw new AgentFailedError(report.apply.message);
         if (report?.tests && !report.tests.passed)
           throw new AgentFailedError(`the tests failed after applying (${report.tests.command})`);
       } finally {

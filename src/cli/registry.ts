@@ -47,7 +47,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
     load: async () => (await import("./agent-command.js")).registerAgent,
   },
   sessions: {
-    summary: "list the agent sessions of a workspace",
+    summary: "the agent sessions of a workspace: list them, apply one later",
     load: async () => (await import("./sessions-command.js")).registerSessions,
   },
   undo: {

@@ -1,11 +1,132 @@
 import type { Command } from "commander";
-import { gc, listBranches, openBranch, removeBranch, ShadowError } from "../shadow/index.js";
+import { AcceptError, conflictLine, type Resolution, rebaseBranch } from "../accept/index.js";
+import { type Branch, gc, listBranches, openBranch, removeBranch, ShadowError } from "../shadow/index.js";
+import { shownPath } from "../workspace/errors.js";
+import { type AcceptOutcome, acceptFlow } from "./accept-flow.js";
 import { UsageError } from "./errors.js";
 import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
-import { printJson } from "./shared.js";
+import { configFor, printJson } from "./shared.js";
 
 interface RootFlags {
   root?: string;
+}
+
+export interface ApplyFlags extends RootFlags {
+  file: string[];
+  hunk: string[];
+  ours: string[];
+  theirs: string[];
+  markers: string[];
+  partial?: boolean;
+  verify?: boolean;
+  keep?: boolean;
+  json?: boolean;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** The options of `umbra shadow apply` and `umbra sessions apply`. */
+export function applyOptions(command: Command): Command {
+  return command
+    .option("--file <path>", "only this file (repeat for more)", collect, [])
+    .option(
+      "--hunk <n>",
+      "with one --file: only this hunk of it, numbered as in its diff (repeat)",
+      collect,
+      [],
+    )
+    .option("--ours <path>", "on conflicts in this file keep your lines (repeat)", collect, [])
+    .option("--theirs <path>", "on conflicts in this file take the agent's lines (repeat)", collect, [])
+    .option(
+      "--markers <path>",
+      "write this file with conflict markers where it conflicts (repeat)",
+      collect,
+      [],
+    )
+    .option("--partial", "write the files that merge cleanly even when others conflict")
+    .option(
+      "--verify",
+      "first build the result in a fresh branch and run the lints and the test command there",
+    )
+    .option("--keep", "keep the branch after it was applied in full (default: it is discarded)")
+    .option(
+      "--json",
+      "print {written, applied, unchanged, conflicts, refused, planned, message, verification}",
+    );
+}
+
+/**
+ * Applies `branch` with the flags, prints the outcome, sets the exit status (1 unless all of it was
+ * written) and discards the branch once all of it is in the folder (unless --keep or a --file choice).
+ */
+export async function applyAndReport(root: string, branch: Branch, flags: ApplyFlags): Promise<void> {
+  try {
+    const outcome = await applyBranch(root, branch, flags);
+    if (flags.json) printJson({ ...outcome.accept, verification: outcome.verification ?? null });
+    if (!appliedAll(outcome)) process.exitCode = 1;
+    else if (!flags.keep && flags.file.length === 0) {
+      await branch.discard();
+      if (!flags.json) process.stderr.write(`umbra: discarded branch ${branch.id}\n`);
+    }
+  } finally {
+    if (!branch.isDiscarded) await branch.close();
+  }
+}
+
+/** --ours/--theirs/--markers as one choice per file; a file named twice is bad input. */
+function resolutions(flags: ApplyFlags): Map<string, Resolution> {
+  const out = new Map<string, Resolution>();
+  const choices: [Resolution, string[]][] = [
+    ["ours", flags.ours],
+    ["theirs", flags.theirs],
+    ["markers", flags.markers],
+  ];
+  for (const [choice, paths] of choices)
+    for (const path of paths) {
+      if (out.has(path))
+        throw new UsageError(`${path} is given more than one of --ours, --theirs, --markers`);
+      out.set(path, choice);
+    }
+  return out;
+}
+
+/** Accepts a branch (or part of it) into `root` with the flags of `shadow apply` / `sessions apply`. */
+export async function applyBranch(root: string, branch: Branch, flags: ApplyFlags): Promise<AcceptOutcome> {
+  const hunks = flags.hunk.map((value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1)
+      throw new UsageError(`--hunk takes a hunk number (1, 2, ...), not ${value}`);
+    return n;
+  });
+  if (hunks.length > 0 && flags.file.length !== 1)
+    throw new UsageError("--hunk goes with exactly one --file");
+  const config = configFor(root);
+  const changes = await branch.recordedChanges();
+  const select =
+    flags.file.length > 0 ? { files: flags.file, ...(hunks.length ? { hunks } : {}) } : undefined;
+  try {
+    return await acceptFlow(
+      {
+        root,
+        changes,
+        config,
+        resolve: resolutions(flags),
+        allOrNothing: !flags.partial,
+        ...(select ? { select } : {}),
+      },
+      { label: "umbra", ...(flags.verify ? { verify: true } : {}), ...(flags.json ? { quiet: true } : {}) },
+    );
+  } catch (error) {
+    if (error instanceof AcceptError && error.code === "USAGE") throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** Whether everything asked for was written: no conflict, no refusal, verification passed. */
+export function appliedAll(outcome: AcceptOutcome): boolean {
+  const { accept, verification } = outcome;
+  if (verification && !verification.passed) return false;
+  return accept.conflicts.length === 0 && accept.refused.length === 0;
 }
 
 /** A branch id given on the command line that does not exist is bad input (exit 2). */
@@ -48,6 +169,47 @@ export function registerShadow(program: Command): void {
       const branch = await openBranch(root, id).catch(asUsageError);
       try {
         process.stdout.write(await branch.diff({ binary: true }));
+      } finally {
+        await branch.close();
+      }
+    });
+
+  applyOptions(
+    shadow
+      .command("apply")
+      .description(
+        "accept a branch into your folder: what the branch did (base -> branch) merged three ways with your current files; exit 0 when all of it was applied, 1 on conflicts or refusals (nothing written for those files; all or nothing unless --partial), 2 on bad input",
+      )
+      .argument("<id>", "branch id (see `umbra shadow list`)")
+      .option("--root <dir>", ROOT_OPTION_HELP),
+  ).action(async (id: string, flags: ApplyFlags) => {
+    const root = await commandRoot(flags.root);
+    await applyAndReport(root, await openBranch(root, id).catch(asUsageError), flags);
+  });
+
+  shadow
+    .command("rebase")
+    .description(
+      "bring your current folder into a branch: each file it changed that you changed too is merged three ways into it (conflicts listed, exit 1)",
+    )
+    .argument("<id>", "branch id (see `umbra shadow list`)")
+    .option("--root <dir>", ROOT_OPTION_HELP)
+    .option("--json", "print {merged, current, conflicts}")
+    .action(async (id: string, flags: RootFlags & { json?: boolean }) => {
+      const root = await commandRoot(flags.root);
+      const branch = await openBranch(root, id).catch(asUsageError);
+      try {
+        const report = await rebaseBranch(branch);
+        if (flags.json) printJson(report);
+        else {
+          for (const path of report.merged) process.stdout.write(`merged ${shownPath(path)}\n`);
+          for (const conflict of report.conflicts)
+            process.stdout.write(`conflict: ${shownPath(conflictLine(conflict))}\n`);
+          process.stdout.write(
+            `rebased branch ${id}: ${report.merged.length} file(s) merged, ${report.conflicts.length} conflicting, ${report.current.length} already current\n`,
+          );
+        }
+        if (report.conflicts.length > 0) process.exitCode = 1;
       } finally {
         await branch.close();
       }

@@ -1,14 +1,9 @@
+import { mergeInto } from "../accept/index.js";
 import type { UmbraConfig } from "../config/config.js";
 import { openSandbox, type WorkspaceSandbox } from "../sandbox/index.js";
-import { type Branch, fork } from "../shadow/index.js";
+import { type Branch, fork, type RecordedChange } from "../shadow/index.js";
 import { readIfRegular } from "../workspace/rooted.js";
 import type { EvalTask } from "./task.js";
-
-/** A change an agent made: path → new content, or null when it deleted the file. */
-export interface FileChange {
-  path: string;
-  content: string | null;
-}
 
 export interface TestOutcome {
   passed: boolean;
@@ -63,23 +58,23 @@ async function runTestCommand(
 
 /**
  * Grades an agent's changes to a task's starting repository (`workspace`, which holds the start and is
- * never written): a fresh shadow branch gets the changes, every visible test file is restored to its
+ * never written): a fresh shadow branch gets the changes, merged three ways like any accept (base, the
+ * agent's, what the branch holds; the agent's side wins where they overlap, since nobody else works on
+ * the task's folder), every visible test file is restored to its
  * original content (so editing the tests cannot help), the visible tests run, then the hidden test files
  * are written over the branch and the hidden tests run. Both runs are sandboxed, without network.
  */
 export async function gradeChanges(
   task: EvalTask,
   workspace: string,
-  changes: readonly FileChange[],
+  changes: readonly RecordedChange[],
   options: GradeOptions,
 ): Promise<Grade> {
   const started = performance.now();
   const branch = await fork(workspace, { ...(options.env ? { env: options.env } : {}) });
   try {
-    for (const change of changes) {
-      if (change.content === null) branch.remove(change.path);
-      else branch.write(change.path, change.content);
-    }
+    const theirs = new Map(changes.map((change) => [change.path, "theirs" as const]));
+    await mergeInto(branch, changes, (path) => branch.fileState(path), theirs);
     const testsEdited: string[] = [];
     const protectedFiles = new Set([...task.visible.files, ...Object.keys(task.hidden.files)]);
     for (const path of protectedFiles) {

@@ -1,6 +1,6 @@
 export { type Comparison, compareResults, formatComparison, type McNemar, mcnemar } from "./compare.js";
 export { findExercises, loadExercise, unskip } from "./exercism.js";
-export { type FileChange, type Grade, gradeChanges, type TestOutcome } from "./grade.js";
+export { type Grade, gradeChanges, type TestOutcome } from "./grade.js";
 export { barChart, htmlReport, markdownReport } from "./report.js";
 export {
   type AgentKind,

@@ -4,10 +4,12 @@ import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LanguageModel } from "ai";
+import { fileState, LARGE_FILE_BYTES, readUserEntry } from "../accept/index.js";
 import type { FetchFunction } from "../agent/providers.js";
 import { runSession } from "../agent/run.js";
 import type { UmbraConfig } from "../config/config.js";
-import { type FileChange, gradeChanges } from "./grade.js";
+import { type RecordedChange, removeBranch } from "../shadow/index.js";
+import { gradeChanges } from "./grade.js";
 import { type EvalTask, materializeStart, taskHash } from "./task.js";
 import { classifyFailure, type FailureCategory, readTranscript } from "./taxonomy.js";
 
@@ -104,7 +106,9 @@ function configKey(options: EvalOptions): string {
 
 /** The agent's changes to the task's starting repository, plus what the session reported. */
 interface AgentRun {
-  changes: FileChange[];
+  changes: RecordedChange[];
+  /** The session's branch, kept for the changes (removed once graded). */
+  branch?: string;
   status: string;
   message: string;
   transcript?: string;
@@ -115,7 +119,7 @@ interface AgentRun {
   toolCalls: Record<string, number>;
 }
 
-function fixedAgent(changes: FileChange[], message: string): AgentRun {
+function fixedAgent(changes: RecordedChange[], message: string): AgentRun {
   return {
     changes,
     status: "done",
@@ -132,7 +136,14 @@ async function runAgentOn(task: EvalTask, workspace: string, options: EvalOption
   if (options.agent === "noop") return fixedAgent([], "the no-op agent changes nothing");
   if (options.agent === "oracle") {
     if (!task.solution) return { ...fixedAgent([], "the task has no reference solution"), status: "error" };
-    const changes = Object.entries(task.solution).map(([path, content]) => ({ path, content }));
+    const changes: RecordedChange[] = [];
+    for (const [path, content] of Object.entries(task.solution)) {
+      // the reference solution starts from the task's repository as it is
+      const base = (await readUserEntry(workspace, path, LARGE_FILE_BYTES)).state ?? { kind: "absent" };
+      const branch =
+        content === null ? ({ kind: "absent" } as const) : fileState(Buffer.from(content), "100644");
+      changes.push({ path, base, branch });
+    }
     return fixedAgent(changes, "applied the reference solution");
   }
   const name = `${fileNameOf(task.id)}.jsonl`;
@@ -166,10 +177,8 @@ async function runAgentOn(task: EvalTask, workspace: string, options: EvalOption
     const toolCalls: Record<string, number> = {};
     for (const call of result.outcome.toolCalls) toolCalls[call.name] = (toolCalls[call.name] ?? 0) + 1;
     return {
-      changes: result.files.map((f) => ({
-        path: f.path,
-        content: f.kind === "deleted" ? null : (f.ours ?? null),
-      })),
+      changes: result.changes,
+      branch: result.branch,
       status: result.outcome.status,
       message: result.outcome.message,
       transcript: result.transcript,
@@ -205,6 +214,7 @@ export async function runTask(
       ...(options.env ? { env: options.env } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
+    if (run.branch) await removeBranch(workspace, run.branch, options.env ? { env: options.env } : {});
     const changedFiles = run.changes.map((c) => c.path).sort();
     const passed = grade.hidden.passed;
     const classified = passed

@@ -17,11 +17,11 @@
  * files 0600, folders 0700. Times are on the filesystems' clock (the change time of a stamp file), so that
  * they compare with the change times of the user's files.
  */
-import { createHash } from "node:crypto";
 import type { Stats } from "node:fs";
 import { chmod, lstat, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { FileAccessError } from "../workspace/errors.js";
+import { sha256Hex as sha256 } from "../workspace/hash.js";
 import { lstatIn, readIn, readlinkIn } from "../workspace/rooted.js";
 import type { CopyState } from "./changes.js";
 import { LARGE_FILE_BYTES } from "./diff.js";
@@ -56,10 +56,6 @@ interface Seen {
 /** Files above this are not kept in memory when read: their base is taken when first written. */
 const MAX_SEEN_BYTES = 8 * 1024 * 1024;
 const MAX_SEEN_TOTAL = 256 * 1024 * 1024;
-
-export function sha256(content: Buffer): string {
-  return createHash("sha256").update(content).digest("hex");
-}
 
 function fileMode(info: Stats): "100644" | "100755" {
   return info.mode & 0o111 ? "100755" : "100644";
@@ -329,10 +325,17 @@ export class BaseRecord {
   }
 
   /** Replaces the bases of paths (a rebase takes the user's content as the new base). */
-  setBases(entries: ReadonlyMap<string, StoredBase>, objects: readonly Buffer[]): Promise<void> {
+  setBases(entries: readonly { rel: string; state: FileState }[]): Promise<void> {
     return this.serial(async () => {
-      for (const bytes of objects) await this.putObject(bytes);
-      for (const [rel, state] of entries) this.index.entries[rel] = state;
+      for (const { rel, state } of entries) {
+        if (state.kind !== "file") {
+          this.index.entries[rel] = state.kind === "link" ? { kind: "link", target: state.target } : state;
+          continue;
+        }
+        const bytes = await state.load();
+        await this.putObject(bytes);
+        this.index.entries[rel] = { kind: "file", mode: state.mode, size: bytes.length, hash: sha256(bytes) };
+      }
       await this.save();
     });
   }

@@ -5,7 +5,7 @@ import { loadConfig } from "../config/config.js";
 import { dataDir } from "../config/paths.js";
 import { FileAccessError, WorkspaceError } from "../workspace/errors.js";
 import { resolveRoot } from "../workspace/root.js";
-import { removeIn, writeIn } from "../workspace/rooted.js";
+import { readlinkIn, removeIn, writeIn } from "../workspace/rooted.js";
 import { BaseRecord, sameAsBase } from "./base.js";
 import {
   type BranchChange,
@@ -259,6 +259,32 @@ export class Branch {
       out.push({ path, base: state, branch });
     }
     return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /** What `rel` holds in the branch's view (a final link not followed). */
+  async fileState(relPath: string): Promise<FileState> {
+    const rel = normalizeRelPath(relPath);
+    const entry = await this.view.resolve(rel, false);
+    if (entry?.kind === "symlink" && entry.layer)
+      return { kind: "link", target: await readlinkIn(entry.layer, rel) };
+    if (entry?.kind !== "file") return { kind: "absent" };
+    const size = (await this.view.size(rel)) ?? 0;
+    const mode = entry.stats && entry.stats.mode & 0o111 ? "100755" : "100644";
+    return {
+      kind: "file",
+      mode,
+      size,
+      load: async () => {
+        const bytes = await this.view.read(rel);
+        if (!bytes) throw new ShadowError("BRANCH_NOT_FOUND", `${rel} is gone from branch ${this.id}`);
+        return bytes;
+      },
+    };
+  }
+
+  /** Takes these states as the bases of their paths (a rebase: the user's content it merged). */
+  async setBases(entries: readonly { rel: string; state: FileState }[]): Promise<void> {
+    await (await this.base()).setBases(entries);
   }
 
   /** Paths the branch touched that the user changed in their folder since (see BaseRecord.userChanged). */

@@ -19,10 +19,10 @@ export {
   removeBranch,
 } from "./branch.js";
 export type { ChangeKind } from "./changes.js";
-export type { BaseState, FileState, RecordedChange, UnknownBase } from "./recorded.js";
-export { type DiffOptions, LARGE_FILE_BYTES } from "./diff.js";
+export { type DiffOptions, formatDiff, LARGE_FILE_BYTES } from "./diff.js";
 export { ShadowError, type ShadowErrorCode } from "./errors.js";
 export { type AccessRules, BranchFiles } from "./files.js";
 export { helperLocation } from "./helper.js";
 export { type BranchMode, type ModeChoice, type ModeSetting, type ProbeResult, probeModes } from "./modes.js";
+export type { BaseState, FileState, RecordedChange, UnknownBase } from "./recorded.js";
 export { type RunOptions, type RunResult, run } from "./run.js";

@@ -139,11 +139,8 @@ describe("diff", () => {
     });
     expect(result.diff).toContain("+  food: 5,");
     expect(result.diff).toContain("Large file added, content not shown: b/dump.bin 2.1 GiB");
-    expect(result.files.find((file) => file.path === "dump.bin")).toEqual({
-      path: "dump.bin",
-      kind: "added",
-      base: undefined,
-      ours: undefined,
-    });
+    const dump = result.changes.find((change) => change.path === "dump.bin");
+    expect(dump?.base).toEqual({ kind: "absent" });
+    expect(dump?.branch).toMatchObject({ kind: "file", size: 2200 * 1024 * 1024 });
   });
 });
