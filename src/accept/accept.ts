@@ -17,6 +17,7 @@ import type { NewEntry } from "../workspace/rooted.js";
 import { lstatIn } from "../workspace/rooted.js";
 import { AcceptError } from "./errors.js";
 import { beginJournal, type JournalEntry, markJournal, newAcceptId, readJournal } from "./journal.js";
+import { withAcceptLock } from "./lock.js";
 import { type ConflictHunk, mergeChange, type Resolution } from "./merge.js";
 import type { Refusal } from "./rules.js";
 import { screenDiff } from "./screen.js";
@@ -255,7 +256,7 @@ export async function acceptChanges(request: AcceptRequest): Promise<AcceptRepor
   }
   const allOrNothing = request.allOrNothing ?? true;
   const writing = !request.dryRun && plan.length > 0 && !(allOrNothing && conflicts.length > 0);
-  if (writing) await write(request, root, env, plan);
+  if (writing) await withAcceptLock(root, env, () => write(request, root, env, plan));
   const report = {
     written: writing,
     applied: writing ? plan.map((item) => item.path) : [],

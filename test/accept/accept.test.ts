@@ -4,6 +4,7 @@
  */
 import { execFileSync } from "node:child_process";
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -17,6 +18,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AcceptError, acceptChanges, undoLastAccept } from "../../src/accept/index.js";
 import { loadConfig, type UmbraConfig } from "../../src/config/config.js";
+import { workspaceDir } from "../../src/config/paths.js";
 import type { RecordedChange } from "../../src/shadow/recorded.js";
 import { ABSENT, change, file, link, numbered, replaceLine, snapshot, writeFiles } from "./helpers.js";
 
@@ -210,6 +212,19 @@ describe("acceptChanges", () => {
     });
     // again: the same file is still left, nothing else changes
     expect(await undoLastAccept(ws, { env })).toMatchObject({ found: true, left: [{ path: "a.txt" }] });
+  });
+
+  it("one accept or undo at a time; the lock of a process that is gone is taken over", async () => {
+    writeFiles(ws, { "a.txt": BASE });
+    const lock = join(workspaceDir(ws, env), "accept", "lock");
+    mkdirSync(join(lock, ".."), { recursive: true });
+    writeFileSync(lock, String(process.ppid));
+    await expect(accept([change("a.txt", file(BASE), file(AGENT))])).rejects.toMatchObject({ code: "BUSY" });
+    await expect(undoLastAccept(ws, { env })).rejects.toMatchObject({ code: "BUSY" });
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe(BASE);
+    writeFileSync(lock, "999999999");
+    expect((await accept([change("a.txt", file(BASE), file(AGENT))])).applied).toEqual(["a.txt"]);
+    expect(existsSync(lock)).toBe(false);
   });
 
   it("a dry run plans without writing, and hunks need exactly one file", async () => {
