@@ -126,6 +126,25 @@ describe("acceptChanges", () => {
     expect(readFileSync(join(ws, "b.txt"), "utf8")).toBe(AGENT);
   });
 
+  it("never makes an existing file executable nor a link, also when the base is unknown", async () => {
+    writeFiles(ws, { "a.sh": BASE, "b.txt": BASE });
+    const unknown = { kind: "unknown" as const, why: "you changed it while a command copied it" };
+    const report = await accept(
+      [change("a.sh", unknown, file(AGENT, "100755")), change("b.txt", unknown, link("a.sh"))],
+      {
+        resolve: new Map([
+          ["a.sh", "theirs"],
+          ["b.txt", "theirs"],
+        ]),
+      },
+    );
+    expect(report.refused).toEqual([
+      { path: "a.sh", why: "would make an existing file executable" },
+      { path: "b.txt", why: "would turn your file into a symbolic link or back" },
+    ]);
+    expect(report.written).toBe(false);
+  });
+
   it("refuses protected paths with reasons and writes the rest", async () => {
     writeFiles(ws, { "ok.txt": BASE, ".git/config": "[core]\n" });
     const report = await accept([

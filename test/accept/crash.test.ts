@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AcceptError, acceptChanges, undoLastAccept } from "../../src/accept/index.js";
 import type { FileState, RecordedChange } from "../../src/shadow/recorded.js";
+import { prng } from "../index/embed/synthetic.js";
 import { ABSENT, change, file, link, numbered, replaceLine, snapshot, writeFiles } from "./helpers.js";
 
 const CHILD = join(import.meta.dirname, "crash-child.mjs");
@@ -28,19 +29,8 @@ let changes: RecordedChange[];
 let before: Record<string, string>;
 let after: Record<string, string>;
 
-/** A small deterministic random generator (mulberry32), so a failing run can be repeated by its seed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const SEED = Number(process.env.UMBRA_CRASH_SEED ?? Date.now() % 1_000_000);
-const rand = random(SEED);
+const rand = prng(SEED);
 
 function content(i: number): string {
   return numbered(30).replace(/^/gm, `f${i} `);
