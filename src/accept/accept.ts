@@ -17,12 +17,13 @@ import type { NewEntry } from "../workspace/rooted.js";
 import { lstatIn } from "../workspace/rooted.js";
 import { AcceptError } from "./errors.js";
 import { beginJournal, type JournalEntry, markJournal, newAcceptId, readJournal } from "./journal.js";
+import { withAcceptLock } from "./lock.js";
 import { type ConflictHunk, mergeChange, type Resolution } from "./merge.js";
 import type { Refusal } from "./rules.js";
 import { screenDiff } from "./screen.js";
 import { crashSeam, type StepCounter } from "./seam.js";
 import { LARGE_FILE_BYTES, readUserEntry, type StateRecord, type UserEntry } from "./state.js";
-import { swapEntry, tmpName } from "./swap.js";
+import { changedWhileAccepting, swapEntry, tmpName } from "./swap.js";
 import { removeTemps, restoreEntries } from "./undo.js";
 
 export interface AcceptRequest {
@@ -158,9 +159,29 @@ async function missingDirs(root: string, path: string): Promise<string[]> {
   const missing: string[] = [];
   for (let i = 1; i <= parts.length; i++) {
     const dir = parts.slice(0, i).join("/");
-    if (missing.length > 0 || !(await lstatIn(root, dir))) missing.push(dir);
+    if (missing.length > 0) missing.push(dir);
+    else {
+      const info = await lstatIn(root, dir).catch((error: unknown) => {
+        if (error instanceof FileAccessError) throw changedWhileAccepting(path);
+        throw error;
+      });
+      if (!info) missing.push(dir);
+    }
   }
   return missing;
+}
+
+/**
+ * Why writing `result` over the user's entry is refused whatever the base says (a base umbra could not
+ * record is judged by the rules as the branch's own kind): an existing file is never made executable,
+ * nor turned into a link or back.
+ */
+function resultRefusal(user: FileState, result: FileState): string | undefined {
+  if (user.kind === "absent" || result.kind === "absent") return undefined;
+  if (user.kind !== result.kind) return "would turn your file into a symbolic link or back";
+  if (user.kind === "file" && result.kind === "file" && user.mode === "100644" && result.mode === "100755")
+    return "would make an existing file executable";
+  return undefined;
 }
 
 /** Writes the planned results: journal first, then each path; all put back if one changed meanwhile. */
@@ -198,8 +219,9 @@ async function write(request: AcceptRequest, root: string, env: NodeJS.ProcessEn
       done.push(entry);
     }
   } catch (error) {
-    await restoreEntries(root, env, journal, done, step);
-    await markJournal(root, env, journal, "rolled-back", step);
+    // put back what was written; a journal that could not be put back whole stays for `umbra undo`
+    const { left } = await restoreEntries(root, env, journal, done, step);
+    if (left.length === 0) await markJournal(root, env, journal, "rolled-back", step);
     throw error;
   }
   await markJournal(root, env, journal, "done", step);
@@ -248,14 +270,16 @@ export async function acceptChanges(request: AcceptRequest): Promise<AcceptRepor
       ...(resolve ? { resolve } : {}),
       ...(hunks ? { hunks } : {}),
     });
-    if (outcome.kind === "unchanged") unchanged.push(change.path);
+    const why = outcome.kind === "clean" ? resultRefusal(user.state, outcome.result) : undefined;
+    if (why) refused.push({ path: change.path, why });
+    else if (outcome.kind === "unchanged") unchanged.push(change.path);
     else if (outcome.kind === "conflict")
       conflicts.push({ path: change.path, why: outcome.why, hunks: outcome.hunks });
     else plan.push({ path: change.path, user, result: outcome.result });
   }
   const allOrNothing = request.allOrNothing ?? true;
   const writing = !request.dryRun && plan.length > 0 && !(allOrNothing && conflicts.length > 0);
-  if (writing) await write(request, root, env, plan);
+  if (writing) await withAcceptLock(root, env, () => write(request, root, env, plan));
   const report = {
     written: writing,
     applied: writing ? plan.map((item) => item.path) : [],

@@ -5,6 +5,8 @@ export type AcceptErrorCode =
   | "CHANGED"
   /** The last accept was interrupted (a crash): it must be undone before the next one. */
   | "INTERRUPTED"
+  /** Another accept or undo of the same folder is running. */
+  | "BUSY"
   /** The journal in the data directory cannot be read. */
   | "CORRUPT_JOURNAL"
   /** git merge-file failed (not a conflict: git itself). */

@@ -43,7 +43,7 @@ export interface Journal {
 
 const FILE = "journal.json";
 
-function acceptDir(root: string, env: NodeJS.ProcessEnv): string {
+export function acceptDir(root: string, env: NodeJS.ProcessEnv): string {
   return join(workspaceDir(root, env), "accept");
 }
 

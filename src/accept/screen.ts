@@ -1,3 +1,4 @@
+/** The accept rules (rules.ts) applied to a diff, with what the sandbox policy protects and hides in the folder. */
 import { loadConfig, type UmbraConfig } from "../config/config.js";
 import { openSandbox, workspaceRelative } from "../sandbox/index.js";
 import { umbraIgnoreMatcher } from "../workspace/ignore-rules.js";
@@ -9,7 +10,7 @@ export interface ScreenOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** The sections of `diff` that the accept rules let through, and what they refused (see accept.ts). */
+/** The sections of `diff` that the accept rules let through, and what they refused (see rules.ts). */
 export async function screenDiff(
   root: string,
   diff: string,

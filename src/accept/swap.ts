@@ -19,6 +19,11 @@ function parentPath(rel: string, name: string): string {
   return slash < 0 ? name : `${rel.slice(0, slash)}/${name}`;
 }
 
+/** The error of an accept that stopped because the user's `rel` changed under it. */
+export function changedWhileAccepting(rel: string): AcceptError {
+  return new AcceptError("CHANGED", `${rel} changed while accepting; nothing was changed, run it again`);
+}
+
 /** The entry a record describes, with a file's bytes. */
 export function entryOf(record: StateRecord, data: Buffer | undefined): NewEntry {
   if (record.kind === "absent") return { kind: "absent" };
@@ -35,8 +40,7 @@ export async function swapEntry(
   tmp: string,
   step: StepCounter,
 ): Promise<void> {
-  const changed = () =>
-    new AcceptError("CHANGED", `${rel} changed while accepting; nothing was changed, run it again`);
+  const changed = () => changedWhileAccepting(rel);
   try {
     await replaceIn(root, rel, entry, {
       tmpName: tmp,

@@ -8,6 +8,7 @@ import { realpath } from "node:fs/promises";
 import { FileAccessError } from "../workspace/errors.js";
 import { rmdirIfEmptyIn } from "../workspace/rooted.js";
 import { type Journal, type JournalEntry, journalObject, markJournal, readJournal } from "./journal.js";
+import { withAcceptLock } from "./lock.js";
 import { crashSeam, type StepCounter } from "./seam.js";
 import { readUserEntry, sameRecord } from "./state.js";
 import { entryOf, removeTemp, swapEntry } from "./swap.js";
@@ -75,6 +76,10 @@ export async function undoLastAccept(
 ): Promise<UndoResult> {
   const env = options.env ?? process.env;
   const real = await realpath(root);
+  return withAcceptLock(real, env, () => undoJournal(real, env));
+}
+
+async function undoJournal(real: string, env: NodeJS.ProcessEnv): Promise<UndoResult> {
   const journal = await readJournal(real, env);
   if (!journal || journal.state === "undone" || journal.state === "rolled-back")
     return { found: false, restored: [], left: [], message: "nothing to undo" };

@@ -4,6 +4,7 @@
  */
 import { execFileSync } from "node:child_process";
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -17,6 +18,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AcceptError, acceptChanges, undoLastAccept } from "../../src/accept/index.js";
 import { loadConfig, type UmbraConfig } from "../../src/config/config.js";
+import { workspaceDir } from "../../src/config/paths.js";
 import type { RecordedChange } from "../../src/shadow/recorded.js";
 import { ABSENT, change, file, link, numbered, replaceLine, snapshot, writeFiles } from "./helpers.js";
 
@@ -124,6 +126,25 @@ describe("acceptChanges", () => {
     expect(readFileSync(join(ws, "b.txt"), "utf8")).toBe(AGENT);
   });
 
+  it("never makes an existing file executable nor a link, also when the base is unknown", async () => {
+    writeFiles(ws, { "a.sh": BASE, "b.txt": BASE });
+    const unknown = { kind: "unknown" as const, why: "you changed it while a command copied it" };
+    const report = await accept(
+      [change("a.sh", unknown, file(AGENT, "100755")), change("b.txt", unknown, link("a.sh"))],
+      {
+        resolve: new Map([
+          ["a.sh", "theirs"],
+          ["b.txt", "theirs"],
+        ]),
+      },
+    );
+    expect(report.refused).toEqual([
+      { path: "a.sh", why: "would make an existing file executable" },
+      { path: "b.txt", why: "would turn your file into a symbolic link or back" },
+    ]);
+    expect(report.written).toBe(false);
+  });
+
   it("refuses protected paths with reasons and writes the rest", async () => {
     writeFiles(ws, { "ok.txt": BASE, ".git/config": "[core]\n" });
     const report = await accept([
@@ -210,6 +231,19 @@ describe("acceptChanges", () => {
     });
     // again: the same file is still left, nothing else changes
     expect(await undoLastAccept(ws, { env })).toMatchObject({ found: true, left: [{ path: "a.txt" }] });
+  });
+
+  it("one accept or undo at a time; the lock of a process that is gone is taken over", async () => {
+    writeFiles(ws, { "a.txt": BASE });
+    const lock = join(workspaceDir(ws, env), "accept", "lock");
+    mkdirSync(join(lock, ".."), { recursive: true });
+    writeFileSync(lock, String(process.ppid));
+    await expect(accept([change("a.txt", file(BASE), file(AGENT))])).rejects.toMatchObject({ code: "BUSY" });
+    await expect(undoLastAccept(ws, { env })).rejects.toMatchObject({ code: "BUSY" });
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe(BASE);
+    writeFileSync(lock, "999999999");
+    expect((await accept([change("a.txt", file(BASE), file(AGENT))])).applied).toEqual(["a.txt"]);
+    expect(existsSync(lock)).toBe(false);
   });
 
   it("a dry run plans without writing, and hunks need exactly one file", async () => {

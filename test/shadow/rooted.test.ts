@@ -10,6 +10,9 @@ import {
   readlinkIn,
   removeIn,
   renameIn,
+  replaceIn,
+  rmdirIfEmptyIn,
+  unlinkIn,
   writeIn,
 } from "../../src/workspace/rooted.js";
 import { cleanup, tempDir } from "../helpers/workspace.js";
@@ -87,5 +90,33 @@ describe("rooted file access (no symlink followed, only regular files opened)", 
     expect(readFileSync(join(outside, "secret"), "utf8")).toBe("secret\n");
     await removeIn(root, "out");
     expect(existsSync(join(outside, "secret"))).toBe(true);
+  });
+
+  it("replaces atomically under a temporary name: a final link is replaced, never followed; folders never", async () => {
+    const steps: string[] = [];
+    const options = { tmpName: ".tmp-1", sync: true, onStep: (step: string) => steps.push(step) };
+    await replaceIn(root, "out", { kind: "file", data: Buffer.from("file\n"), mode: 0o600 }, options);
+    expect(readFileSync(join(root, "out"), "utf8")).toBe("file\n");
+    expect(statSync(join(root, "out")).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(outside, "secret"), "utf8")).toBe("secret\n");
+    expect(steps).toEqual(["write", "sync", "rename", "sync"]);
+    await replaceIn(root, "new/l", { kind: "link", target: "../dir" }, options);
+    expect((await lstatIn(root, "new/l"))?.isSymbolicLink()).toBe(true);
+    expect(await code(replaceIn(root, "dir", { kind: "absent" }, options))).toBe("NOT_REGULAR");
+    expect(await code(replaceIn(root, "out/x", { kind: "absent" }, options))).toBe("NOT_DIR");
+    expect(await code(replaceIn(root, "in/file.txt", { kind: "absent" }, options))).toBe("SYMLINK");
+    // the check right before the swap stops it, and the temporary is gone
+    const refuse = { ...options, expect: async () => Promise.reject(new Error("changed")) };
+    await expect(replaceIn(root, "dir/file.txt", { kind: "absent" }, refuse)).rejects.toThrow("changed");
+    expect(readFileSync(join(root, "dir", "file.txt"), "utf8")).toBe("inside\n");
+    writeFileSync(join(root, "dir", ".tmp-1"), "leftover");
+    await replaceIn(root, "dir/file.txt", { kind: "absent" }, options);
+    expect(existsSync(join(root, "dir", "file.txt"))).toBe(false);
+    expect(existsSync(join(root, "dir", ".tmp-1"))).toBe(false);
+    await unlinkIn(root, "new/l");
+    await rmdirIfEmptyIn(root, "new");
+    await rmdirIfEmptyIn(root, "dir");
+    expect(existsSync(join(root, "new"))).toBe(false);
+    expect(existsSync(join(root, "dir"))).toBe(false);
   });
 });

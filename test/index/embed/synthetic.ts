@@ -1,6 +1,7 @@
 /** Deterministic synthetic code corpora for the code-model tests and the training benchmark. */
 
-function prng(seed: number): () => number {
+/** A seeded pseudo-random generator (mulberry32): numbers in [0, 1), the same for the same seed. */
+export function prng(seed: number): () => number {
   let state = seed >>> 0 || 1;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
