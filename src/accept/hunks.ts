@@ -9,6 +9,11 @@ function patchOf(base: string, branch: string) {
   return structuredPatch("a", "b", base, branch, undefined, undefined, { context: 3 });
 }
 
+/** How many hunks the change `base` → `branch` has. */
+export function hunkCount(base: string, branch: string): number {
+  return patchOf(base, branch).hunks.length;
+}
+
 /** `base` with only the hunks `chosen` (1-based) of `base` → `branch` applied. */
 export function applyHunks(path: string, base: string, branch: string, chosen: readonly number[]): string {
   const patch = patchOf(base, branch);

@@ -14,5 +14,7 @@ export function exitCodeFor(error: unknown): number {
     "CommanderError",
     "SessionNotFoundError",
   ];
+  // the accept's own bad input: a file the branch did not change, hunks without one file, ...
+  if (name === "AcceptError" && (error as { code?: string }).code === "USAGE") return 2;
   return name && inputErrors.includes(name) ? 2 : 1;
 }

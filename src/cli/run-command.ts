@@ -259,6 +259,8 @@ export function formatBranchReport(report: BranchReport, root: string): string {
     ...report.changes.map((change) => `umbra:   ${letter[change.kind] ?? "?"} ${shownPath(change.path)}`),
   ];
   if (report.kept)
-    lines.push(`umbra: kept branch ${report.id} (see: umbra shadow diff ${report.id} --root ${root})`);
+    lines.push(
+      `umbra: kept branch ${report.id} (see: umbra shadow diff ${report.id} --root ${root}; accept it with umbra shadow apply ${report.id} --root ${root})`,
+    );
   return `${lines.join("\n")}\n`;
 }

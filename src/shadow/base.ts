@@ -76,6 +76,20 @@ async function filesystemNow(stamp: string): Promise<number> {
   return (await lstat(stamp)).ctimeMs;
 }
 
+/**
+ * The filesystems' clock once it has ticked past now (it is coarse, a few ms): every file written
+ * before the call has an older change time than the result.
+ */
+async function filesystemNextTick(stamp: string): Promise<number> {
+  const first = await filesystemNow(stamp);
+  for (let i = 0; i < 1000; i++) {
+    const now = await filesystemNow(stamp);
+    if (now > first) return now;
+    await new Promise((done) => setTimeout(done, 1));
+  }
+  return first;
+}
+
 function parseIndex(text: string, file: string): BaseIndex {
   let value: unknown;
   try {
@@ -202,13 +216,16 @@ export class BaseRecord {
       }
       this.index.refreshed = refreshed;
       await this.save();
+      // a command writing a refreshed file right after must give it a newer change time
+      await filesystemNextTick(this.paths.stamp);
     });
   }
 
   /** Copy modes: marks the end of the copy made at fork. */
   markCopied(): Promise<void> {
     return this.serial(async () => {
-      this.index.copiedAt = await filesystemNow(this.paths.stamp);
+      // strictly after every file of the copy: a later change in it is the branch's
+      this.index.copiedAt = await filesystemNextTick(this.paths.stamp);
       await this.save();
     });
   }
