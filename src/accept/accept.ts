@@ -8,7 +8,7 @@
  */
 import { realpath } from "node:fs/promises";
 import type { UmbraConfig } from "../config/config.js";
-import type { ChangeDetail, Side } from "../shadow/changes.js";
+import { changeDetail } from "../shadow/changes.js";
 import { formatDiff } from "../shadow/diff.js";
 import type { FileState, RecordedChange } from "../shadow/recorded.js";
 import { FileAccessError } from "../workspace/errors.js";
@@ -65,29 +65,6 @@ interface Planned {
   result: FileState;
 }
 
-/** A side of the diff base → branch that the accept rules judge. */
-function sideOf(state: FileState): Side | undefined {
-  if (state.kind === "absent") return undefined;
-  if (state.kind === "link") return { mode: "120000", load: async () => Buffer.from(state.target, "utf8") };
-  return { mode: state.mode, load: () => state.load() };
-}
-
-function detailOf(change: RecordedChange): ChangeDetail | undefined {
-  const { base, branch, path } = change;
-  // a base umbra could not record is judged as the branch's own kind of entry (only its path and mode matter)
-  const old =
-    base.kind === "unknown"
-      ? ({
-          mode: branch.kind === "file" ? branch.mode : branch.kind === "link" ? "120000" : "100644",
-          load: async () => Buffer.alloc(0),
-        } as const)
-      : sideOf(base);
-  const now = sideOf(branch);
-  if (!old && !now) return undefined;
-  const kind = !old ? "added" : !now ? "deleted" : "modified";
-  return { path, kind, ...(old ? { old } : {}), ...(now ? { new: now } : {}) };
-}
-
 function isLarge(change: RecordedChange): boolean {
   return [change.base, change.branch].some((side) => side.kind === "file" && side.size > LARGE_FILE_BYTES);
 }
@@ -104,7 +81,7 @@ async function screen(request: AcceptRequest, changes: readonly RecordedChange[]
       });
     else judged.push(change);
   }
-  const details = judged.map(detailOf).filter((detail) => detail !== undefined);
+  const details = judged.map(changeDetail).filter((detail) => detail !== undefined);
   const diff = await formatDiff(details, async () => undefined, { includeIgnored: true });
   const screened = await screenDiff(request.root, diff, {
     ...(request.config ? { config: request.config } : {}),

@@ -9,10 +9,10 @@ import { readlinkIn, removeIn, writeIn } from "../workspace/rooted.js";
 import { BaseRecord, sameAsBase } from "./base.js";
 import {
   type BranchChange,
-  type ChangeDetail,
+  changeDetail,
   filesBelow,
   refreshCopy,
-  type Side,
+  sideState,
   touchedPaths,
 } from "./changes.js";
 import { type DiffOptions, formatDiff } from "./diff.js";
@@ -306,7 +306,7 @@ export class Branch {
    */
   async diff(options: DiffOptions = {}): Promise<string> {
     const details = (await this.recordedChanges()).flatMap((change) => {
-      const detail = changeDetail(change);
+      const detail = change.base.kind === "unknown" ? undefined : changeDetail(change);
       return detail ? [detail] : [];
     });
     return formatDiff(details, (rel) => this.view.read(rel), options);
@@ -709,29 +709,6 @@ export async function gc(workspaceRoot: string, options: GcOptions = {}): Promis
     result.removed.push(entry.id);
   }
   return result;
-}
-
-/** A side of the branch as a FileState. */
-async function sideState(side: Side): Promise<FileState> {
-  if (side.mode === "120000") return { kind: "link", target: (await side.load()).toString("utf8") };
-  const size = side.stats?.size ?? (await side.load()).length;
-  return { kind: "file", mode: side.mode, size, load: side.load };
-}
-
-/** A side for diffing from a FileState (undefined: absent). */
-function stateSide(state: FileState): Side | undefined {
-  if (state.kind === "absent") return undefined;
-  if (state.kind === "link") return { mode: "120000", load: async () => Buffer.from(state.target, "utf8") };
-  return { mode: state.mode, size: state.size, load: state.load };
-}
-
-/** A recorded change as diff.ts formats it; undefined when its base is unknown. */
-export function changeDetail(change: RecordedChange): ChangeDetail | undefined {
-  if (change.base.kind === "unknown") return undefined;
-  const old = stateSide(change.base);
-  const next = stateSide(change.branch);
-  const kind = !next ? "deleted" : !old ? "added" : "modified";
-  return { path: change.path, kind, ...(old ? { old } : {}), ...(next ? { new: next } : {}) };
 }
 
 /** A git-style unified diff of what the branch did (base → branch); `git apply` accepts it. */

@@ -13,6 +13,7 @@ import {
 } from "../workspace/rooted.js";
 import { errnoCode } from "./errors.js";
 import { opaqueDirs } from "./helper.js";
+import type { FileState, RecordedChange } from "./recorded.js";
 import { isAtOrBelow, joinRel } from "./relpath.js";
 import { FUSE_OPAQUE_MARK, FUSE_WHITEOUT_PREFIX, isWhiteout, type ViewLayers } from "./view.js";
 
@@ -286,4 +287,38 @@ export async function touchedPaths(
     view.set(path, { mode, load: async () => value });
   }
   return view;
+}
+
+/** A side of the branch as a FileState. */
+export async function sideState(side: Side): Promise<FileState> {
+  if (side.mode === "120000") return { kind: "link", target: (await side.load()).toString("utf8") };
+  const size = side.stats?.size ?? (await side.load()).length;
+  return { kind: "file", mode: side.mode, size, load: side.load };
+}
+
+/** A side for diffing from a FileState (undefined: absent). */
+function stateSide(state: FileState): Side | undefined {
+  if (state.kind === "absent") return undefined;
+  if (state.kind === "link") return { mode: "120000", load: async () => Buffer.from(state.target, "utf8") };
+  return { mode: state.mode, size: state.size, load: state.load };
+}
+
+/**
+ * A recorded change as diff.ts formats it (undefined when both sides are absent). A base umbra could not
+ * record stands as an empty entry of the branch's kind: enough for the accept rules, which judge paths
+ * and modes; diff() leaves such files out.
+ */
+export function changeDetail(change: RecordedChange): ChangeDetail | undefined {
+  const { base, branch, path } = change;
+  const old: Side | undefined =
+    base.kind === "unknown"
+      ? {
+          mode: branch.kind === "file" ? branch.mode : branch.kind === "link" ? "120000" : "100644",
+          load: async () => Buffer.alloc(0),
+        }
+      : stateSide(base);
+  const next = stateSide(branch);
+  if (!old && !next) return undefined;
+  const kind = !next ? "deleted" : !old ? "added" : "modified";
+  return { path, kind, ...(old ? { old } : {}), ...(next ? { new: next } : {}) };
 }

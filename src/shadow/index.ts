@@ -3,7 +3,6 @@ export {
   type BranchChange,
   type BranchInfo,
   type BranchSandboxView,
-  changeDetail,
   type DirEntry,
   diff,
   discard,
@@ -18,7 +17,7 @@ export {
   openBranch,
   removeBranch,
 } from "./branch.js";
-export type { ChangeKind } from "./changes.js";
+export { type ChangeKind, changeDetail } from "./changes.js";
 export { type DiffOptions, formatDiff, LARGE_FILE_BYTES } from "./diff.js";
 export { ShadowError, type ShadowErrorCode } from "./errors.js";
 export { type AccessRules, BranchFiles } from "./files.js";
