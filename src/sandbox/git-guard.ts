@@ -434,7 +434,8 @@ export async function newIgnoreFileRisk(abs: string): Promise<string | undefined
   const name = basename(abs);
   if (UMBRA_IGNORE_NAMES.has(name) && (await unhides(abs)))
     return `a new ${name} with a \`!\` line, which would un-hide a file: un-hiding is the user's to write, not a command's`;
-  if (await isSpecialFile(abs)) return `a new ${name} that is no file: git, ripgrep and umbra would hang reading it`;
+  if (await isSpecialFile(abs))
+    return `a new ${name} that is no file: git, ripgrep and umbra would hang reading it`;
   return undefined;
 }
 

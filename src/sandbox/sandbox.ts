@@ -94,8 +94,7 @@ export async function openSandbox(request: SandboxRequest): Promise<WorkspaceSan
       const inFolder = !options.branch && !options.unsandboxed;
       // In the user's own folder the helper makes no placeholders (Seatbelt needs none): absent
       // protected paths are listed now, whatever appeared at them is moved out afterwards.
-      const absent =
-        inFolder && backendFor(options) === "linux" ? await absentProtectedPaths(policy) : [];
+      const absent = inFolder && backendFor(options) === "linux" ? await absentProtectedPaths(policy) : [];
       const run = await runSandboxed(limited, command, [...args], { ...options, env });
       if (!inFolder) return run;
       const appeared = await appearedPaths(absent);

@@ -169,7 +169,9 @@ describe("absent protected paths of a run in the user's folder", () => {
     expect(refused.get(".vscode")?.why).toMatch(/^commands may not change editor settings; it was absent/);
     expect(refused.get(".umbra")?.why).toMatch(/^commands may not change umbra's settings/);
     expect(refused.get(".cursorignore")?.why).toMatch(/un-hide/);
-    expect(readFileSync(join(refused.get(".vscode")?.movedTo ?? "", "tasks.json"), "utf8")).toContain("tasks");
+    expect(readFileSync(join(refused.get(".vscode")?.movedTo ?? "", "tasks.json"), "utf8")).toContain(
+      "tasks",
+    );
     for (const name of ABSENT) expect(existsSync(join(ws, name)), name).toBe(false);
   });
 

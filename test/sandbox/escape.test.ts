@@ -20,8 +20,8 @@ import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runSandboxed } from "../../src/sandbox/run.js";
-import { fork } from "../../src/shadow/index.js";
 import type { SandboxResult } from "../../src/sandbox/types.js";
+import { fork } from "../../src/shadow/index.js";
 import {
   ensureHelper,
   HELPER,
@@ -170,7 +170,10 @@ describe("filesystem", () => {
   // In the user's own folder the helper makes no placeholders: what a command makes at an absent
   // protected path there is moved out after the run (test/sandbox/absent-protected.test.ts).
   it("cannot create absent protected paths in a branch (.vscode, .idea, .umbra/config.json, .cursorignore)", async () => {
-    const branch = await fork(f.ws, { mode: "copy", env: { ...process.env, UMBRA_HOME: join(f.base, "data") } });
+    const branch = await fork(f.ws, {
+      mode: "copy",
+      env: { ...process.env, UMBRA_HOME: join(f.base, "data") },
+    });
     try {
       const r = await sh(
         f.policy,

@@ -69,12 +69,16 @@ describe("absent protected paths in the user's folder", () => {
   });
 
   it("attack absent-idea: a new .idea folder (run configurations) is moved out", async () => {
-    const r = await run(`mkdir -p .idea/runConfigurations && echo '<component/>' > .idea/runConfigurations/x.xml`);
+    const r = await run(
+      `mkdir -p .idea/runConfigurations && echo '<component/>' > .idea/runConfigurations/x.xml`,
+    );
     expect(refusedPaths(r)).toEqual([".idea"]);
   });
 
   it("attack absent-ignore: a new .umbraignore or .cursorignore that un-hides, or a FIFO .gitignore, is moved out", async () => {
-    const r = await run(`printf '!*.env\\n' > .umbraignore; printf '!x\\n' > .cursorignore; mkfifo .gitignore`);
+    const r = await run(
+      `printf '!*.env\\n' > .umbraignore; printf '!x\\n' > .cursorignore; mkfifo .gitignore`,
+    );
     expect(refusedPaths(r)).toEqual([".cursorignore", ".gitignore", ".umbraignore"]);
   });
 
