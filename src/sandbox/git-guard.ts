@@ -3,7 +3,8 @@
  * code that the command chose. Git runs what its configuration names (core.fsmonitor, hooks, filter and
  * diff drivers, core.sshCommand, …), so every file from which git takes configuration or hooks is kept
  * read-only in the sandbox (`gitControlPaths().protect`, added to the policy's protectedPaths; absent
- * ones get the helper's read-only placeholder where an empty folder in their place is harmless to git).
+ * ones get the helper's read-only placeholder in a branch, and are checked after a run in the user's
+ * folder like every absent protected path: absent-guard.ts).
  * The others — absent files that git would choke on if a folder stood in their place (`commondir`,
  * `config.worktree`, include targets, the control files of nested repositories) and new `.git` entries
  * anywhere in the folder (a new nested repository or gitlink: the sandbox cannot deny a name everywhere)
@@ -215,7 +216,7 @@ async function gitFileTarget(file: string): Promise<string | undefined> {
 }
 
 export interface GitControlPaths {
-  /** To keep read-only in the sandbox (absent ones get a placeholder: harmless to git there). */
+  /** To keep read-only in the sandbox (absent ones: a placeholder in a branch, see absent-guard.ts). */
   protect: string[];
   /** Absent inside the workspace, not protectable without breaking git: checked after the run. */
   watch: string[];
@@ -267,8 +268,8 @@ function identity(info: { dev: number; ino: number }): string {
  * and the `.git` entries found in it below the top (`nested`, absolute): for each repository (the one
  * `root` lies in and every nested one) its `.git` file, the control files of its git directory, common
  * directory, modules and worktrees, its effective hooks folder and its include targets. A workspace
- * that has no `.git` of its own gets one protected (a placeholder): a command may not make it a
- * repository.
+ * that has no `.git` of its own gets one protected (moved out after the run when a command made it): a
+ * command may not make it a repository.
  */
 export async function gitControlPaths(
   root: string,
@@ -332,8 +333,8 @@ export async function gitControlPaths(
       ((await exists(path)) ? protect : absent).add(path);
     }
   }
-  // Absent ones inside the workspace are checked after the run (an absent top .git/hooks also gets a
-  // placeholder: PROTECTED_WORKSPACE_PATHS).
+  // Absent ones inside the workspace are checked after the run (an absent top .git/hooks is protected
+  // too: PROTECTED_WORKSPACE_PATHS).
   const watch = [...absent].filter((path) => isAtOrBelow(path, root) && !protect.has(path));
   return {
     protect: [...protect].sort(),

@@ -20,13 +20,13 @@ import { appendFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
-import { placeholderJournal } from "../../src/sandbox/linux.js";
+import { helperArgs, placeholderJournal } from "../../src/sandbox/linux.js";
 import { openSandbox, type WorkspaceRun } from "../../src/sandbox/sandbox.js";
-import type { Branch } from "../../src/shadow/branch.js";
+import type { Branch, BranchSandboxView } from "../../src/shadow/branch.js";
 import { fork } from "../../src/shadow/index.js";
 import { CLI, requireBuiltCli } from "../helpers/cli.js";
 import { waitUntil } from "../helpers/wait.js";
-import { ensureHelper, processesWith, snapshot } from "./helpers.js";
+import { defaultPolicy, ensureHelper, processesWith, snapshot } from "./helpers.js";
 
 /** Absent in the fixture, protected by the policy. */
 const ABSENT = [".vscode", ".idea", ".umbra", ".gitignore", ".cursorignore", ".umbraignore"];
@@ -216,6 +216,16 @@ describe("absent protected paths of a run in the user's folder", () => {
 });
 
 describe("placeholders of a run in a branch", () => {
+  it("are asked of the helper below the workspace only for a branch's view (join, bind, path)", () => {
+    const policy = defaultPolicy(ws);
+    const flag = (view?: BranchSandboxView) =>
+      helperArgs(policy, "true", [], { cwd: ws, view }).includes("--workspace-placeholders");
+    expect(flag()).toBe(false);
+    expect(flag({ kind: "join", pid: 1, root: ws })).toBe(true);
+    expect(flag({ kind: "bind", source: join(base, "tree"), root: ws })).toBe(true);
+    expect(flag({ kind: "path", path: join(base, "tree"), root: ws })).toBe(true);
+  });
+
   it.each(["copy", "overlay"] as const)(
     "(%s) go into the branch, never into the user's folder",
     async (mode) => {
