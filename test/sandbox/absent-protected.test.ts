@@ -26,7 +26,7 @@ import type { Branch, BranchSandboxView } from "../../src/shadow/branch.js";
 import { fork } from "../../src/shadow/index.js";
 import { CLI, requireBuiltCli } from "../helpers/cli.js";
 import { waitUntil } from "../helpers/wait.js";
-import { defaultPolicy, ensureHelper, processesWith, snapshot } from "./helpers.js";
+import { defaultPolicy, ensureHelper, processesWith, saidOnStdout, snapshot, userEnv } from "./helpers.js";
 
 /** Absent in the fixture, protected by the policy. */
 const ABSENT = [".vscode", ".idea", ".umbra", ".gitignore", ".cursorignore", ".umbraignore"];
@@ -40,22 +40,6 @@ let go: string;
 /** A command that says it started, then waits until the test lets it go. */
 const handshake = () => `echo started; read x < ${go}`;
 
-/** Resolves at the first chunk holding `started`, with a listener to pass as onStdout. */
-function startedSignal(): { seen: Promise<void>; onStdout: (chunk: string) => void } {
-  let said: () => void = () => {};
-  const seen = new Promise<void>((done) => {
-    said = done;
-  });
-  let text = "";
-  return {
-    seen,
-    onStdout: (chunk) => {
-      text += chunk;
-      if (text.includes("started")) said();
-    },
-  };
-}
-
 function open() {
   return openSandbox({ workspace: ws, config: loadConfig({ workspaceRoot: ws, env }), env });
 }
@@ -67,9 +51,9 @@ async function start(
   branch?: Branch,
 ): Promise<{ done: Promise<WorkspaceRun>; release: () => Promise<void> }> {
   const sandbox = await open();
-  const { seen, onStdout } = startedSignal();
+  const { said, onStdout } = saidOnStdout("started");
   const done = sandbox.run("sh", ["-c", script], { cwd: ws, onStdout, ...(branch ? { branch } : {}) });
-  const first = await Promise.race([seen.then(() => "started"), done.then(() => "ended")]);
+  const first = await Promise.race([said.then(() => "started"), done.then(() => "ended")]);
   if (first === "ended") throw new Error(`the command ended before it started: ${(await done).stderr}`);
   return { done, release: () => writeFile(go, "go\n") };
 }
@@ -88,13 +72,7 @@ beforeEach(async () => {
   base = realpathSync(await mkdtemp("/var/tmp/umbra-absent-"));
   ws = join(base, "ws");
   mkdirSync(join(base, "home"));
-  env = {
-    ...process.env,
-    HOME: join(base, "home"),
-    XDG_CONFIG_HOME: join(base, "home", ".config"),
-    UMBRA_HOME: join(base, "data"),
-    GIT_CONFIG_NOSYSTEM: "1",
-  };
+  env = userEnv(base);
   // the helper's journal follows UMBRA_HOME of this process (placeholderJournal)
   process.env.UMBRA_HOME = env.UMBRA_HOME;
   mkdirSync(ws);
@@ -131,10 +109,10 @@ describe("absent protected paths of a run in the user's folder", () => {
       [CLI, "run", "--root", ws, "--", "sh", "-c", `${handshake()} # ${marker}`],
       { env, stdio: ["ignore", "pipe", "ignore"] },
     );
-    const { seen, onStdout } = startedSignal();
+    const { said, onStdout } = saidOnStdout("started");
     child.stdout.setEncoding("utf8").on("data", onStdout);
     const closed = new Promise((done) => child.once("close", done));
-    await Promise.race([seen, closed]);
+    await Promise.race([said, closed]);
     expect(processesWith(marker).length).toBeGreaterThan(0);
     for (const name of ABSENT) expect(existsSync(join(ws, name)), name).toBe(false);
     child.kill("SIGKILL");

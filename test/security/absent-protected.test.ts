@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { openSandbox, type WorkspaceRun } from "../../src/sandbox/sandbox.js";
-import { ensureHelper } from "../sandbox/helpers.js";
+import { ensureHelper, saidOnStdout, userEnv } from "../sandbox/helpers.js";
 
 let base: string;
 let ws: string;
@@ -31,13 +31,7 @@ beforeEach(async () => {
   base = realpathSync(await mkdtemp("/var/tmp/umbra-absent-sec-"));
   ws = join(base, "ws");
   mkdirSync(join(base, "home"));
-  env = {
-    ...process.env,
-    HOME: join(base, "home"),
-    XDG_CONFIG_HOME: join(base, "home", ".config"),
-    UMBRA_HOME: join(base, "data"),
-    GIT_CONFIG_NOSYSTEM: "1",
-  };
+  env = userEnv(base);
   process.env.UMBRA_HOME = env.UMBRA_HOME; // the helper's placeholder journal
   mkdirSync(ws);
   execFileSync("git", ["init", "-q", "-b", "main", ws]);
@@ -98,12 +92,9 @@ describe("absent protected paths in the user's folder", () => {
   it("work: the user appends to an absent .gitignore while a command runs (no 'Is a directory')", async () => {
     const go = join(base, "go");
     execFileSync("mkfifo", [go]);
-    let said: () => void = () => {};
-    const started = new Promise<void>((done) => {
-      said = done;
-    });
-    const done = run(`echo started; read x < ${go}`, (chunk) => chunk.includes("started") && said());
-    await started;
+    const { said, onStdout } = saidOnStdout("started");
+    const done = run(`echo started; read x < ${go}`, onStdout);
+    await said;
     await appendFile(join(ws, ".gitignore"), "x\n");
     await writeFile(go, "go\n");
     const r = await done;

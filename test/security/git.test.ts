@@ -24,7 +24,7 @@ import { checkGitAfterRun, type GitCheck } from "../../src/sandbox/git-guard.js"
 import { openSandbox } from "../../src/sandbox/sandbox.js";
 import type { SandboxResult } from "../../src/sandbox/types.js";
 import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
-import { ensureHelper } from "../sandbox/helpers.js";
+import { ensureHelper, userEnv } from "../sandbox/helpers.js";
 
 let base: string;
 let ws: string;
@@ -33,13 +33,9 @@ let env: NodeJS.ProcessEnv;
 let savedHome: string | undefined;
 
 /** The environment of "the user": a home of its own, no system git config. */
-function userEnv(): NodeJS.ProcessEnv {
+function gitUserEnv(): NodeJS.ProcessEnv {
   return {
-    ...process.env,
-    HOME: join(base, "home"),
-    XDG_CONFIG_HOME: join(base, "home", ".config"),
-    UMBRA_HOME: join(base, "data"),
-    GIT_CONFIG_NOSYSTEM: "1",
+    ...userEnv(base),
     GIT_AUTHOR_NAME: "u",
     GIT_AUTHOR_EMAIL: "u@u",
     GIT_COMMITTER_NAME: "u",
@@ -103,7 +99,7 @@ beforeEach(async () => {
   ws = join(base, "ws");
   marker = join(base, "PWNED");
   mkdirSync(join(base, "home"), { recursive: true });
-  env = userEnv();
+  env = gitUserEnv();
   process.env.UMBRA_HOME = env.UMBRA_HOME; // the helper's placeholder journal
 });
 afterEach(async () => {
