@@ -17,8 +17,8 @@
  *      inside writable roots get an empty read-only placeholder directory, shared by concurrent runs
  *      through the journal J and removed by its last user, see make_placeholder; below the workspace
  *      only with --workspace-placeholders, which the caller passes for a shadow branch's view: the
- *      user's own folder gets none, the caller checks its absent protected paths after the run), their parents inside writable roots pinned as
- *      mount points so that they cannot be renamed away; hidden paths and masked folders (read from
+ *      user's own folder gets none, the caller checks its absent protected paths after the run), their
+ *      parents inside writable roots pinned as mount points so that they cannot be renamed away; hidden paths and masked folders (read from
  *      --hidden-fd: records ended by a NUL byte, so that any count and any name travel) hidden, see
  *      hide_paths(); every unix socket path bound in the host's network namespace that the view would
  *      show covered; an empty /run and a private /tmp (half of --memory; the host's in full-access,
