@@ -3,7 +3,7 @@
  *
  *   umbra-helper sandbox --workspace W [--writable P]... [--hidden-fd N] [--protected P]... [--network]
  *                        [--cwd D] [--readable P]... [--nproc N] [--memory BYTES] [--cpu SECONDS] [--no-landlock]
- *                        [--join PID | --bind-source DIR] [--placeholder-dir J]
+ *                        [--join PID | --bind-source DIR] [--placeholder-dir J] [--workspace-placeholders]
  *                        --seccomp-fd N --report-fd N -- CMD [ARGS...]
  *
  * Steps, in this (outer) process, which stays outside the sandbox to clean up:
@@ -14,9 +14,11 @@
  *   3. writable roots bound onto themselves, everything else made read-only and nosuid (recursively),
  *      writable roots made writable again; a private /dev (null, zero, full, random, urandom, tty, a new
  *      devpts, a /dev/shm tmpfs of a quarter of --memory); protected paths bound read-only (absent ones
- *      get an empty read-only placeholder directory, shared by concurrent runs through the journal J and
- *      removed by its last user, see make_placeholder), their parents inside writable roots pinned as
- *      mount points so that they cannot be renamed away; hidden paths and masked folders (read from
+ *      inside writable roots get an empty read-only placeholder directory, shared by concurrent runs
+ *      through the journal J and removed by its last user, see make_placeholder; below the workspace
+ *      only with --workspace-placeholders, which the caller passes for a shadow branch's view: the
+ *      user's own folder gets none, the caller checks its absent protected paths after the run), their
+ *      parents inside writable roots pinned as mount points so that they cannot be renamed away; hidden paths and masked folders (read from
  *      --hidden-fd: records ended by a NUL byte, so that any count and any name travel) hidden, see
  *      hide_paths(); every unix socket path bound in the host's network namespace that the view would
  *      show covered; an empty /run and a private /tmp (half of --memory; the host's in full-access,
@@ -117,6 +119,7 @@ struct options {
   const char *cwd;
   const char *bind_source;
   const char *placeholder_dir;
+  int workspace_placeholders; /* absent protected paths below the workspace get placeholders too */
   pid_t join;
   int network;
   int landlock;
@@ -326,7 +329,10 @@ static void host_socket_paths(const struct options *o, struct path_list *out) {
  * An absent protected path inside a writable root gets an empty, read-only directory in its place for
  * the run: a mount needs something to cover. Always a directory, also at a file's name: git shows no
  * empty directory (an empty file would appear in `git status`), and a directory blocks creating a file
- * of that name just as well. The first missing component of the path is the one created.
+ * of that name just as well. The first missing component of the path is the one created. Below the
+ * workspace only with --workspace-placeholders (a shadow branch's view, where they land in the branch):
+ * in the user's own folder nothing is made, the caller checks what appeared there after the run. The
+ * journal is swept either way, so that older versions' leftovers in the user's folder still go.
  *
  * Runs share placeholders and can be killed, so each placeholder is journaled in --placeholder-dir (in
  * umbra's data directory) as a file named DEV-INO that holds the placeholder's path. Every run using a
@@ -507,6 +513,8 @@ static int make_placeholder(const struct options *o, const char *view) {
   /* A path too long to name whole (only the command can have made it) gets none: a truncated copy of it
    * would name some other path. */
   if (strlen(view) + (o->bind_source ? strlen(o->bind_source) : 0) >= PATH_MAX) return 0;
+  /* Nothing is made in the user's own folder: the caller checks its absent protected paths afterwards. */
+  if (!o->workspace_placeholders && is_below(view, o->workspace)) return 0;
   outer_path(o, view, path);
   struct stat st;
   if (lstat(path, &st) == 0) return adopt_placeholder(path, view, &st) < 0 ? -1 : 0;
@@ -1051,6 +1059,10 @@ int cmd_sandbox(int argc, char **argv) {
     }
     if (strcmp(arg, "--no-landlock") == 0) {
       o.landlock = 0;
+      continue;
+    }
+    if (strcmp(arg, "--workspace-placeholders") == 0) {
+      o.workspace_placeholders = 1;
       continue;
     }
     if (i + 1 >= argc) usage("%s needs a value", arg);

@@ -3,7 +3,8 @@
  * code that the command chose. Git runs what its configuration names (core.fsmonitor, hooks, filter and
  * diff drivers, core.sshCommand, …), so every file from which git takes configuration or hooks is kept
  * read-only in the sandbox (`gitControlPaths().protect`, added to the policy's protectedPaths; absent
- * ones get the helper's read-only placeholder where an empty folder in their place is harmless to git).
+ * ones get the helper's read-only placeholder in a branch, and are checked after a run in the user's
+ * folder like every absent protected path: absent-guard.ts).
  * The others — absent files that git would choke on if a folder stood in their place (`commondir`,
  * `config.worktree`, include targets, the control files of nested repositories) and new `.git` entries
  * anywhere in the folder (a new nested repository or gitlink: the sandbox cannot deny a name everywhere)
@@ -215,7 +216,7 @@ async function gitFileTarget(file: string): Promise<string | undefined> {
 }
 
 export interface GitControlPaths {
-  /** To keep read-only in the sandbox (absent ones get a placeholder: harmless to git there). */
+  /** To keep read-only in the sandbox (absent ones: a placeholder in a branch, see absent-guard.ts). */
   protect: string[];
   /** Absent inside the workspace, not protectable without breaking git: checked after the run. */
   watch: string[];
@@ -267,8 +268,8 @@ function identity(info: { dev: number; ino: number }): string {
  * and the `.git` entries found in it below the top (`nested`, absolute): for each repository (the one
  * `root` lies in and every nested one) its `.git` file, the control files of its git directory, common
  * directory, modules and worktrees, its effective hooks folder and its include targets. A workspace
- * that has no `.git` of its own gets one protected (a placeholder): a command may not make it a
- * repository.
+ * that has no `.git` of its own gets one protected (moved out after the run when a command made it): a
+ * command may not make it a repository.
  */
 export async function gitControlPaths(
   root: string,
@@ -332,8 +333,8 @@ export async function gitControlPaths(
       ((await exists(path)) ? protect : absent).add(path);
     }
   }
-  // Absent ones inside the workspace are checked after the run (an absent top .git/hooks also gets a
-  // placeholder: PROTECTED_WORKSPACE_PATHS).
+  // Absent ones inside the workspace are checked after the run (an absent top .git/hooks is protected
+  // too: PROTECTED_WORKSPACE_PATHS).
   const watch = [...absent].filter((path) => isAtOrBelow(path, root) && !protect.has(path));
   return {
     protect: [...protect].sort(),
@@ -390,6 +391,55 @@ export interface GitCheck {
   warnings: string[];
 }
 
+/** A path the guard found in the user's folder after a run (absolute), and why it must go. */
+export interface FoundPath {
+  abs: string;
+  why: string;
+}
+
+/**
+ * Moves each of `found` (absolute, in the workspace `root`) into the quarantine; a path at or below one
+ * moved already is skipped (it went with it). Says what went where, and what could not be moved.
+ */
+export async function moveOutOfFolder(
+  root: string,
+  found: readonly FoundPath[],
+  env: NodeJS.ProcessEnv,
+): Promise<GitCheck> {
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const refused: GitRefusal[] = [];
+  const warnings: string[] = [];
+  const done: string[] = [];
+  for (const { abs, why } of found) {
+    if (done.some((moved) => isAtOrBelow(abs, moved))) continue;
+    done.push(abs);
+    const path = relative(root, abs).split(sep).join("/");
+    try {
+      refused.push({ path, why, movedTo: await quarantine(root, abs, stamp, env) });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      warnings.push(
+        `could not move ${shownPath(path)} out of your folder (${reason}): remove it before running git there`,
+      );
+    }
+  }
+  return { refused, warnings };
+}
+
+/**
+ * Why a new ignore file (`.gitignore`, `.umbraignore`, `.cursorignore`) must go, or undefined when it
+ * is harmless: an umbra ignore file that could un-hide (see unhides), or any that is no file (a FIFO or
+ * device: git, ripgrep and umbra would hang reading it). One that only hides more stays.
+ */
+export async function newIgnoreFileRisk(abs: string): Promise<string | undefined> {
+  const name = basename(abs);
+  if (UMBRA_IGNORE_NAMES.has(name) && (await unhides(abs)))
+    return `a new ${name} with a \`!\` line, which would un-hide a file: un-hiding is the user's to write, not a command's`;
+  if (await isSpecialFile(abs))
+    return `a new ${name} that is no file: git, ripgrep and umbra would hang reading it`;
+  return undefined;
+}
+
 /**
  * Whether an umbra ignore file could make a match visible again: a `!` line (a negation), or content
  * that cannot be read as a regular file. Without one, a new ignore file can only hide more.
@@ -443,22 +493,22 @@ async function quarantine(root: string, abs: string, stamp: string, env: NodeJS.
 /**
  * After a command ran with the user's folder writable: moves every new `.git` entry (a nested
  * repository, a gitlink's `.git` file, a `.git` symlink), every new module or worktree git directory and
- * every watched control path that appeared out of the folder into
- * `<data>/workspaces/<id>/quarantine/<time>/`, and says which and why. Empty folders are left: they are
- * no repository (and may be another run's placeholders).
+ * every watched control path that appeared, and every path of `appeared` (absent protected paths that
+ * appeared, see absent-guard.ts), out of the folder into `<data>/workspaces/<id>/quarantine/<time>/`,
+ * and says which and why. Empty folders are left: they are no repository (and may be an older
+ * version's placeholders).
  */
 export async function checkGitAfterRun(
   guard: GitGuard,
   env: NodeJS.ProcessEnv = process.env,
+  appeared: readonly FoundPath[] = [],
 ): Promise<GitCheck> {
-  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  const refused: GitRefusal[] = [];
   const warnings: string[] = [];
   // a .git folder renamed away and replaced: the new one is moved out below, the old one put back
   const replaced = guard.before
     ? await replacedDotGits(guard.before)
     : { found: [], restores: [], warnings: [] };
-  const found: { abs: string; why: string }[] = replaced.found.map((abs) => ({
+  const found: FoundPath[] = replaced.found.map((abs) => ({
     abs,
     why: "the command replaced this .git folder by one of its own: git run here would use its configuration and hooks",
   }));
@@ -498,31 +548,15 @@ export async function checkGitAfterRun(
     }
     for (const abs of after.truncated ? [] : after.ignoreFiles) {
       if (!guard.ignoreFiles || guard.ignoreFiles.has(abs)) continue;
-      const name = basename(abs);
-      if (UMBRA_IGNORE_NAMES.has(name) && (await unhides(abs)))
-        found.push({
-          abs,
-          why: `a new ${name} with a \`!\` line, which would un-hide a file: un-hiding is the user's to write, not a command's`,
-        });
-      else if (await isSpecialFile(abs))
-        found.push({
-          abs,
-          why: `a new ${name} that is no file: git, ripgrep and umbra would hang reading it`,
-        });
+      const why = await newIgnoreFileRisk(abs);
+      if (why) found.push({ abs, why });
     }
   }
-  for (const { abs, why } of found) {
-    if ((await isEmptyDir(abs)) && !replaced.found.includes(abs)) continue;
-    const path = relative(guard.root, abs).split(sep).join("/");
-    try {
-      refused.push({ path, why, movedTo: await quarantine(guard.root, abs, stamp, env) });
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      warnings.push(
-        `could not move ${shownPath(path)} out of your folder (${reason}): remove it before running git there`,
-      );
-    }
-  }
+  const kept: FoundPath[] = [];
+  for (const entry of [...found, ...appeared])
+    if (!(await isEmptyDir(entry.abs)) || replaced.found.includes(entry.abs)) kept.push(entry);
+  const moved = await moveOutOfFolder(guard.root, kept, env);
+  warnings.push(...moved.warnings);
   for (const { dotGit, original } of replaced.restores) {
     const path = relative(guard.root, dotGit).split(sep).join("/");
     const from = relative(guard.root, original).split(sep).join("/");
@@ -537,7 +571,7 @@ export async function checkGitAfterRun(
       );
     }
   }
-  return { refused, warnings };
+  return { refused: moved.refused, warnings };
 }
 
 /**

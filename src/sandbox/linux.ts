@@ -71,6 +71,10 @@ export function shownAt(path: string, from: string, to: string): string {
 /**
  * Where the helper journals the placeholders of absent protected paths (see make_placeholder in
  * native/sandbox.c): in umbra's data directory, so that every run on the machine shares one journal.
+ * Placeholders below the workspace are made only in a branch's view (they land in the branch); in the
+ * user's own folder nothing is made, and what appeared there is checked after the run
+ * (absent-guard.ts). The helper sweeps the journal on every run, so leftovers of killed runs (and of
+ * older versions, which made them in the user's folder) still go.
  */
 export function placeholderJournal(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(dataDir(env), "sandbox", "placeholders");
@@ -113,6 +117,7 @@ export function helperArgs(
   if (view?.kind === "join") out.push("--join", String(view.pid));
   if (view?.kind === "bind") out.push("--bind-source", view.source);
   out.push("--placeholder-dir", options.placeholderDir ?? placeholderJournal());
+  if (view) out.push("--workspace-placeholders");
   for (const path of policy.writableRoots) out.push("--writable", move(path));
   for (const path of policy.readableRoots ?? []) out.push("--readable", path);
   for (const path of policy.protectedPaths) out.push("--protected", move(path));

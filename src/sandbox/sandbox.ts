@@ -10,7 +10,8 @@ import { homedir } from "node:os";
 import { isAbsolute } from "node:path";
 import type { UmbraConfig } from "../config/config.js";
 import type { Branch } from "../shadow/branch.js";
-import { checkGitAfterRun, type GitCheck, type GitGuard } from "./git-guard.js";
+import { absentProtectedPaths, appearedPaths } from "./absent-guard.js";
+import { checkGitAfterRun, type GitCheck, type GitGuard, moveOutOfFolder } from "./git-guard.js";
 import {
   type AdminPolicy,
   cachePaths,
@@ -19,7 +20,7 @@ import {
   type PolicyFlags,
   resolvePolicy,
 } from "./policy.js";
-import { type PreparedSandbox, prepareSandbox, runSandboxed } from "./run.js";
+import { backendFor, type PreparedSandbox, prepareSandbox, runSandboxed } from "./run.js";
 import type { RunOptions, SandboxPolicy, SandboxRun } from "./types.js";
 
 export interface SandboxRequest {
@@ -38,7 +39,8 @@ export interface SandboxRequest {
 }
 
 export interface WorkspaceRun extends SandboxRun {
-  /** What the git guard refused after a run in the user's own folder (absent in a branch). */
+  /** What the git guard refused after a run in the user's own folder (absent in a branch), and the
+   * absent protected paths that appeared there (absent-guard.ts). */
   git?: GitCheck;
 }
 
@@ -89,14 +91,20 @@ export async function openSandbox(request: SandboxRequest): Promise<WorkspaceSan
     async run(command, args, { timeoutMs, ...options } = {}) {
       const limited =
         timeoutMs === undefined ? policy : { ...policy, limits: { ...policy.limits, timeoutMs } };
+      const inFolder = !options.branch && !options.unsandboxed;
+      // In the user's own folder the helper makes no placeholders (Seatbelt needs none): absent
+      // protected paths are listed now, whatever appeared at them is moved out afterwards.
+      const absent = inFolder && backendFor(options) === "linux" ? await absentProtectedPaths(policy) : [];
       // the sync points of a branch's recorded base: what the command touches is timed by them
       await options.branch?.syncBases();
       const run = await runSandboxed(limited, command, [...args], { ...options, env }).finally(() =>
         options.branch?.syncBases(),
       );
+      if (!inFolder) return run;
+      const appeared = await appearedPaths(absent);
       // the folder was writable: what the command planted in git metadata is refused (git-guard.ts)
-      if (!git || options.branch || options.unsandboxed) return run;
-      return { ...run, git: await checkGitAfterRun(git, env) };
+      if (git) return { ...run, git: await checkGitAfterRun(git, env, appeared) };
+      return appeared.length ? { ...run, git: await moveOutOfFolder(policy.workspace, appeared, env) } : run;
     },
     prepare: ({ branch, readableRoots } = {}) =>
       prepareSandbox(readableRoots ? { ...policy, readableRoots } : policy, branch ? { branch } : {}),

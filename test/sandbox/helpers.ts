@@ -158,3 +158,30 @@ export async function snapshot(root: string): Promise<string> {
   await walk(root, "");
   return lines.join("\n");
 }
+
+/** The environment of a user whose home and umbra data lie in `base` (no system git config). */
+export function userEnv(base: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    HOME: join(base, "home"),
+    XDG_CONFIG_HOME: join(base, "home", ".config"),
+    UMBRA_HOME: join(base, "data"),
+    GIT_CONFIG_NOSYSTEM: "1",
+  };
+}
+
+/** A promise that resolves once the stream fed to `onStdout` has said `word` (a handshake, no timing). */
+export function saidOnStdout(word: string): { said: Promise<void>; onStdout: (chunk: string) => void } {
+  let resolve: () => void = () => {};
+  const said = new Promise<void>((done) => {
+    resolve = done;
+  });
+  let text = "";
+  return {
+    said,
+    onStdout: (chunk) => {
+      text += chunk;
+      if (text.includes(word)) resolve();
+    },
+  };
+}

@@ -24,7 +24,7 @@ import { checkGitAfterRun, type GitCheck } from "../../src/sandbox/git-guard.js"
 import { openSandbox } from "../../src/sandbox/sandbox.js";
 import type { SandboxResult } from "../../src/sandbox/types.js";
 import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
-import { ensureHelper } from "../sandbox/helpers.js";
+import { ensureHelper, userEnv } from "../sandbox/helpers.js";
 
 let base: string;
 let ws: string;
@@ -33,13 +33,9 @@ let env: NodeJS.ProcessEnv;
 let savedHome: string | undefined;
 
 /** The environment of "the user": a home of its own, no system git config. */
-function userEnv(): NodeJS.ProcessEnv {
+function gitUserEnv(): NodeJS.ProcessEnv {
   return {
-    ...process.env,
-    HOME: join(base, "home"),
-    XDG_CONFIG_HOME: join(base, "home", ".config"),
-    UMBRA_HOME: join(base, "data"),
-    GIT_CONFIG_NOSYSTEM: "1",
+    ...userEnv(base),
     GIT_AUTHOR_NAME: "u",
     GIT_AUTHOR_EMAIL: "u@u",
     GIT_COMMITTER_NAME: "u",
@@ -103,7 +99,7 @@ beforeEach(async () => {
   ws = join(base, "ws");
   marker = join(base, "PWNED");
   mkdirSync(join(base, "home"), { recursive: true });
-  env = userEnv();
+  env = gitUserEnv();
   process.env.UMBRA_HOME = env.UMBRA_HOME; // the helper's placeholder journal
 });
 afterEach(async () => {
@@ -182,11 +178,23 @@ describe("git: a command cannot plant code that the user's git runs", () => {
   it("a folder that is not a repository cannot be made one (git init at the top)", async () => {
     mkdirSync(ws);
     writeFileSync(join(ws, "a.txt"), "a\n");
-    const { result } = await attack(
+    const { result, check } = await attack(
       `git init -q . && git config core.fsmonitor "touch ${marker}"; echo done`,
     );
     expect(result.stdout).toContain("done");
+    expect(check.refused.find((r) => r.path === ".git")?.why).toMatch(/git repository/);
     expect(existsSync(join(ws, ".git"))).toBe(false);
+    userGitEverywhere();
+  });
+
+  it("an absent .git/hooks folder: a hook the command plants there is moved out", async () => {
+    initRepo(ws);
+    await rm(join(ws, ".git", "hooks"), { recursive: true });
+    const { check } = await attack(
+      `mkdir .git/hooks && printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`,
+    );
+    expect(check.refused.map((r) => r.path)).toContain(".git/hooks");
+    expect(existsSync(join(ws, ".git", "hooks"))).toBe(false);
     userGitEverywhere();
   });
 
@@ -203,8 +211,9 @@ describe("git: a command cannot plant code that the user's git runs", () => {
     initRepo(ws);
     git(ws, "config", "core.hooksPath", ".husky");
     const hook = `printf '#!/bin/sh\\ntouch ${marker}\\n' > .husky/pre-commit; chmod +x .husky/pre-commit`;
+    // absent: nothing stands in for it in the user's folder; what the command made there is moved out
     const absent = await attack(`mkdir -p .husky; ${hook}`);
-    expect(absent.result.stderr).toMatch(/Read-only file system|Permission denied/);
+    expect(absent.check.refused.map((r) => r.path)).toContain(".husky");
     expect(existsSync(join(ws, ".husky"))).toBe(false);
     mkdirSync(join(ws, ".husky"));
     writeFileSync(join(ws, ".husky", "pre-push"), "#!/bin/sh\nexit 0\n");
