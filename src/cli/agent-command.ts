@@ -272,6 +272,10 @@ export function registerAgent(program: Command): void {
           } else write(`umbra agent: ${formatUsage(usage)}\n`);
           if (results.every((r) => r.outcome.status !== "done"))
             throw new AgentFailedError("no agent finished its task");
+          const failed = reports.find((r) => r && (!r.apply.written || r.apply.conflicts.length > 0));
+          if (failed) throw new AgentFailedError(failed.apply.message);
+          const broke = reports.find((r) => r?.tests && !r.tests.passed);
+          if (broke?.tests) throw new AgentFailedError(`the tests failed after applying (${broke.tests.command})`);
           return;
         }
 

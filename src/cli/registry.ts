@@ -35,7 +35,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
     load: async () => (await import("./lint-command.js")).registerLint,
   },
   shadow: {
-    summary: "the shadow branches of a workspace: list, diff, discard, gc",
+    summary: "the shadow branches of a workspace: list, diff, apply, rebase, discard, gc",
     load: async () => (await import("./shadow-command.js")).registerShadow,
   },
   run: {

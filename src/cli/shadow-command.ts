@@ -138,7 +138,9 @@ function asUsageError(error: unknown): never {
 export function registerShadow(program: Command): void {
   const shadow = program
     .command("shadow")
-    .description("the shadow branches (copy-on-write forks) of a workspace: list, diff, discard, gc");
+    .description(
+      "the shadow branches (copy-on-write forks) of a workspace: list, diff, apply, rebase, discard, gc",
+    );
 
   shadow
     .command("list")
@@ -161,7 +163,9 @@ export function registerShadow(program: Command): void {
 
   shadow
     .command("diff")
-    .description("unified diff from the user's folder to the branch (git apply accepts it)")
+    .description(
+      "what the branch did: a unified diff from each changed file's recorded base to the branch (git apply accepts it)",
+    )
     .argument("<id>", "branch id (see `umbra shadow list`)")
     .option("--root <dir>", ROOT_OPTION_HELP)
     .action(async (id: string, flags: RootFlags) => {
@@ -169,6 +173,11 @@ export function registerShadow(program: Command): void {
       const branch = await openBranch(root, id).catch(asUsageError);
       try {
         process.stdout.write(await branch.diff({ binary: true }));
+        for (const change of await branch.recordedChanges())
+          if (change.base.kind === "unknown")
+            process.stderr.write(
+              `umbra: left out of the diff: ${shownPath(change.path)}: ${change.base.why} (umbra shadow apply reports it as a conflict)\n`,
+            );
       } finally {
         await branch.close();
       }

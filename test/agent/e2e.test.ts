@@ -193,6 +193,33 @@ describe("umbra agent --parallel and usage errors", () => {
     expect(await fingerprint(root)).toBe(before);
   });
 
+  it("accepts parallel agents one after the other: two edits of the same line give a conflict, never the last one's", async () => {
+    let calls = 0;
+    server = await startFakeOpenAI((request) => {
+      if (request.messages.some((m) => m.role === "tool")) return { text: "done" };
+      calls++;
+      const replace = calls === 1 ? "  books: 5," : "  books: 6,";
+      return {
+        toolCalls: [{ name: "edit", input: { path: "billing/tax.ts", search: "  books: 7,", replace } }],
+      };
+    });
+    env = { ...env, UMBRA_MODEL_BASE_URL: server.url, UMBRA_MODEL: "fake-model" };
+    const run = await umbra(["agent", "books VAT", "--root", root, "--parallel", "2", "--yes", "--json"]);
+    // the second accept conflicts: the command says so
+    expect(run.code, run.stderr).toBe(1);
+    const out = JSON.parse(run.stdout) as {
+      sessions: { applied: boolean; conflicts: { path: string }[] }[];
+    };
+    const [first, second] = out.sessions;
+    expect(first?.applied).toBe(true);
+    expect(second?.applied).toBe(false);
+    expect(second?.conflicts.map((c) => c.path)).toEqual(["billing/tax.ts"]);
+    const text = await readFile(join(root, "billing", "tax.ts"), "utf8");
+    // exactly the first agent's edit, and no conflict markers
+    expect([text.includes("  books: 5,"), text.includes("  books: 6,")].filter(Boolean)).toHaveLength(1);
+    expect(text).not.toContain("<<<<<<<");
+  });
+
   it("rejects bad usage with exit status 2", async () => {
     expect((await umbra(["agent", "x", "--root", root, "--record", "a", "--replay", "b"])).code).toBe(2);
     expect((await umbra(["agent", "x", "--root", root, "--parallel", "0"])).code).toBe(2);
