@@ -151,7 +151,10 @@ export class BaseRecord {
   private readonly paths: ReturnType<typeof basePaths>;
   private readonly seen = new Map<string, Seen>();
   private seenBytes = 0;
-  private index: BaseIndex;
+  private index: Omit<BaseIndex, "entries" | "refreshed">;
+  /** Maps, not objects: a workspace may hold a file named `__proto__`. */
+  private readonly entries: Map<string, StoredBase>;
+  private readonly refreshed: Map<string, number>;
   private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(
@@ -160,7 +163,10 @@ export class BaseRecord {
     index: BaseIndex,
   ) {
     this.paths = basePaths(branchDir);
-    this.index = index;
+    const { entries, refreshed, ...rest } = index;
+    this.index = rest;
+    this.entries = new Map(Object.entries(entries));
+    this.refreshed = new Map(Object.entries(refreshed ?? {}));
   }
 
   /** A new record: the fork is the first sync point. */
@@ -196,25 +202,23 @@ export class BaseRecord {
   }
 
   has(rel: string): boolean {
-    return Object.hasOwn(this.index.entries, rel);
+    return this.entries.has(rel);
   }
 
   /** Copy modes: when the copy was finished and what was refreshed in it since; undefined for overlays. */
   copyState(): CopyState | undefined {
     if (this.index.copiedAt === undefined) return undefined;
-    return { copiedAt: this.index.copiedAt, refreshed: new Map(Object.entries(this.index.refreshed ?? {})) };
+    return { copiedAt: this.index.copiedAt, refreshed: new Map(this.refreshed) };
   }
 
   /** Copy modes: notes the files refreshed from the user's folder (null: no longer). */
   noteRefreshed(updates: ReadonlyMap<string, number | null>): Promise<void> {
     if (updates.size === 0) return Promise.resolve();
     return this.serial(async () => {
-      const refreshed = { ...(this.index.refreshed ?? {}) };
       for (const [rel, ctime] of updates) {
-        if (ctime === null) delete refreshed[rel];
-        else refreshed[rel] = ctime;
+        if (ctime === null) this.refreshed.delete(rel);
+        else this.refreshed.set(rel, ctime);
       }
-      this.index.refreshed = refreshed;
       await this.save();
       // a command writing a refreshed file right after must give it a newer change time
       await filesystemNextTick(this.paths.stamp);
@@ -233,7 +237,7 @@ export class BaseRecord {
   /** The base of `rel` with its content on demand; undefined when the branch has not touched it. */
   state(rel: string): BaseState | undefined {
     if (!this.has(rel)) return undefined;
-    const entry = this.index.entries[rel] as StoredBase;
+    const entry = this.entries.get(rel) as StoredBase;
     if (entry.kind !== "file") return entry;
     const object = join(this.paths.objects, entry.hash);
     return {
@@ -258,7 +262,7 @@ export class BaseRecord {
   }
 
   stored(rel: string): StoredBase | undefined {
-    return this.has(rel) ? (this.index.entries[rel] as StoredBase) : undefined;
+    return this.entries.get(rel);
   }
 
   /**
@@ -291,14 +295,14 @@ export class BaseRecord {
         const seen = this.seen.get(rel);
         if (seen) {
           await this.putObject(seen.bytes);
-          this.index.entries[rel] = {
+          this.entries.set(rel, {
             kind: "file",
             mode: seen.mode,
             size: seen.bytes.length,
             hash: sha256(seen.bytes),
-          };
+          });
         } else {
-          this.index.entries[rel] = await this.readExact(rel);
+          this.entries.set(rel, await this.readExact(rel));
         }
         this.forgetSeen(rel);
         changed = true;
@@ -318,7 +322,7 @@ export class BaseRecord {
       let changed = false;
       for (const rel of touched) {
         if (this.has(rel)) continue;
-        this.index.entries[rel] = await this.readSince(rel, since);
+        this.entries.set(rel, await this.readSince(rel, since));
         this.forgetSeen(rel);
         changed = true;
       }
@@ -333,7 +337,7 @@ export class BaseRecord {
    */
   async userChanged(): Promise<string[]> {
     const out: string[] = [];
-    for (const [rel, stored] of Object.entries(this.index.entries)) {
+    for (const [rel, stored] of this.entries) {
       if (stored.kind === "unknown") continue;
       const now = await readUserSide(this.root, rel).catch(() => undefined);
       if (!now || !sameStored(stored, now.state)) out.push(rel);
@@ -346,12 +350,12 @@ export class BaseRecord {
     return this.serial(async () => {
       for (const { rel, state } of entries) {
         if (state.kind !== "file") {
-          this.index.entries[rel] = state.kind === "link" ? { kind: "link", target: state.target } : state;
+          this.entries.set(rel, state.kind === "link" ? { kind: "link", target: state.target } : state);
           continue;
         }
         const bytes = await state.load();
         await this.putObject(bytes);
-        this.index.entries[rel] = { kind: "file", mode: state.mode, size: bytes.length, hash: sha256(bytes) };
+        this.entries.set(rel, { kind: "file", mode: state.mode, size: bytes.length, hash: sha256(bytes) });
       }
       await this.save();
     });
@@ -415,7 +419,12 @@ export class BaseRecord {
 
   private async save(): Promise<void> {
     const temp = `${this.paths.index}.${process.pid}.tmp`;
-    await writeFile(temp, `${JSON.stringify(this.index)}\n`, { mode: 0o600 });
+    const index: BaseIndex = {
+      ...this.index,
+      entries: Object.fromEntries(this.entries),
+      ...(this.refreshed.size ? { refreshed: Object.fromEntries(this.refreshed) } : {}),
+    };
+    await writeFile(temp, `${JSON.stringify(index)}\n`, { mode: 0o600 });
     await rename(temp, this.paths.index);
   }
 

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type BranchMode, run } from "../../src/shadow/index.js";
+import { type BranchMode, openBranch, run } from "../../src/shadow/index.js";
 import type { RecordedChange } from "../../src/shadow/recorded.js";
 import { type Fixture, setup } from "./helpers.js";
 
@@ -119,5 +119,23 @@ describe("recorded base through the file door", () => {
     const index = join(branch.dir, "base", "index.json");
     expect(statSync(index).mode & 0o777).toBe(0o600);
     expect(statSync(join(branch.dir, "base", "objects")).mode & 0o777).toBe(0o700);
+  });
+
+  it("records odd names like any other: a file named __proto__ or constructor", async () => {
+    f = await setup((root) => {
+      writeFileSync(join(root, "__proto__"), "one\n");
+      writeFileSync(join(root, "constructor"), "two\n");
+    });
+    const branch = await f.fork();
+    await run(branch, "sh", ["-c", "echo agent >> __proto__; echo agent >> constructor"]);
+    const changes = await branch.recordedChanges();
+    expect(changes.map((change) => change.path)).toEqual(["__proto__", "constructor"]);
+    expect(await text(changes[0], "base")).toBe("one\n");
+    // and again once the record is read back from disk
+    const again = await (await import("../../src/shadow/index.js")).openBranch(f.root, branch.id, {
+      env: f.env,
+    });
+    expect(await text((await again.recordedChanges())[1], "base")).toBe("two\n");
+    await again.close();
   });
 });
