@@ -285,9 +285,10 @@ export class BaseRecord {
 
   /**
    * Records the base of paths the door is about to write or delete (not touched yet): the version the
-   * agent last read, else the user's content now.
+   * agent last read, else what the branch shows there now, read from `from` — the user's folder for
+   * overlays (their lower layer), the copy for copy modes (the user's folder as of the last refresh).
    */
-  captureForWrite(rels: readonly string[]): Promise<void> {
+  captureForWrite(rels: readonly string[], from: string = this.root): Promise<void> {
     return this.serial(async () => {
       let changed = false;
       for (const rel of rels) {
@@ -302,7 +303,7 @@ export class BaseRecord {
             hash: sha256(seen.bytes),
           });
         } else {
-          this.entries.set(rel, await this.readExact(rel));
+          this.entries.set(rel, await this.readExact(from, rel));
         }
         this.forgetSeen(rel);
         changed = true;
@@ -361,21 +362,22 @@ export class BaseRecord {
     });
   }
 
-  /** The user's content now, exactly (read twice around: a file that changed meanwhile is unknown). */
-  private async readExact(rel: string): Promise<StoredBase> {
-    const side = await readUserSide(this.root, rel);
+  /** The content of `rel` in `from` now, exactly (read twice around: one that changed meanwhile is unknown). */
+  private async readExact(from: string, rel: string): Promise<StoredBase> {
+    const side = await readUserSide(from, rel);
     if (side.bytes === undefined || side.stats === undefined) return side.state;
-    return this.keepIfSteady(rel, side.state, side.bytes, side.stats);
+    return this.keepIfSteady(from, rel, side.state, side.bytes, side.stats);
   }
 
   /** Keeps the bytes read as the base if the file did not change while it was read. */
   private async keepIfSteady(
+    from: string,
     rel: string,
     state: StoredBase,
     bytes: Buffer,
     before: Stats,
   ): Promise<StoredBase> {
-    const after = await lstatIn(this.root, rel).catch(() => undefined);
+    const after = await lstatIn(from, rel).catch(() => undefined);
     if (!after || !sameStats(after, before))
       return { kind: "unknown", why: "your file changed while umbra recorded what the agent started from" };
     await this.putObject(bytes);
@@ -392,7 +394,7 @@ export class BaseRecord {
         why: "you changed this file while a command of the agent was changing it: umbra cannot tell which version the agent started from",
       };
     if (side.bytes === undefined) return side.state;
-    return this.keepIfSteady(rel, side.state, side.bytes, side.stats);
+    return this.keepIfSteady(this.root, rel, side.state, side.bytes, side.stats);
   }
 
   private forgetSeen(rel: string): void {

@@ -9,6 +9,7 @@ import { readlinkIn, removeIn, writeIn } from "../workspace/rooted.js";
 import { BaseRecord, sameAsBase } from "./base.js";
 import {
   type BranchChange,
+  branchMade,
   changeDetail,
   filesBelow,
   refreshCopy,
@@ -35,7 +36,7 @@ import {
   removeBranchDir,
   writeRecord,
 } from "./store.js";
-import { BranchView, type DirEntry, type EntryKind } from "./view.js";
+import { BranchView, type DirEntry, type EntryKind, lstatOrUndefined } from "./view.js";
 
 export type { BranchChange, BranchMode, DirEntry, EntryKind };
 
@@ -219,23 +220,46 @@ export class Branch {
   }
 
   /**
-   * The door (BranchFiles) reads `rel` from the user's folder: if the agent writes it later, what it
-   * read is its base.
+   * The door (BranchFiles) read `rel` whole from `layer`: when that is what the branch shows of the
+   * user's folder (the lower layer; in copy modes a file of the copy the branch has not touched), what
+   * the agent read is its base if it writes the file later.
    */
-  async noteSeen(rel: string, bytes: Buffer, mode: "100644" | "100755"): Promise<void> {
-    (await this.base()).noteSeen(normalizeRelPath(rel), bytes, mode);
+  async noteSeen(relPath: string, bytes: Buffer, mode: "100644" | "100755", layer: string): Promise<void> {
+    const rel = normalizeRelPath(relPath);
+    const base = await this.base();
+    if ((await this.userSide()) !== layer) return;
+    if (layer === this.spec.tree && (await this.touchedInLayer(rel))) return;
+    base.noteSeen(rel, bytes, mode);
+  }
+
+  /** Where the branch shows the user's content of untouched paths: their folder, or the copy. */
+  private async userSide(): Promise<string> {
+    return (await this.base()).copyState() ? this.spec.tree : this.workspaceRoot;
+  }
+
+  /** Whether the branch's layer holds something of its own at `rel` (a command may have written it). */
+  private async touchedInLayer(rel: string): Promise<boolean> {
+    const copy = (await this.base()).copyState();
+    if (!copy) return (await lstatOrUndefined(join(this.spec.upper, rel))) !== undefined;
+    const info = await lstatOrUndefined(join(this.spec.tree, rel));
+    return info !== undefined && (info.isDirectory() || branchMade(rel, { stats: info }, copy));
   }
 
   /**
    * The door is about to write or delete `rel` (a folder: everything below it): records the base of
-   * each path the branch has not touched yet.
+   * each path the branch has not touched yet — what the branch shows there now. A path the branch's
+   * layer holds (a command wrote it) gets its base at a sync point first.
    */
   async recordBase(relPath: string): Promise<void> {
     const rel = normalizeRelPath(relPath);
     const base = await this.base();
-    await this.syncBases();
-    const paths = [rel, ...(await filesBelow(this.workspaceRoot, rel))];
-    await base.captureForWrite(paths.filter((path) => !base.has(path)));
+    if (await this.touchedInLayer(rel)) await this.syncBases();
+    const from = await this.userSide();
+    const paths = [rel, ...(await filesBelow(from, rel))];
+    await base.captureForWrite(
+      paths.filter((path) => !base.has(path)),
+      from,
+    );
   }
 
   /**
@@ -247,8 +271,11 @@ export class Branch {
     const base = await this.base();
     await this.syncBases();
     const touched = await touchedPaths(this.view.layers, this.overrideMap, base.copyState());
-    // overrides set without the door (e.g. grading): their base is the user's content now
-    await base.captureForWrite([...touched.keys()].filter((path) => !base.has(path)));
+    // overrides set without the door (e.g. grading): their base is what the branch showed there
+    await base.captureForWrite(
+      [...touched.keys()].filter((path) => !base.has(path)),
+      await this.userSide(),
+    );
     const out: RecordedChange[] = [];
     for (const [path, side] of touched) {
       const stored = base.stored(path);

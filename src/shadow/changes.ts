@@ -133,7 +133,7 @@ export interface CopyState {
 const NO_COPY: CopyState = { copiedAt: 0, refreshed: new Map() };
 
 /** A file of the copy that the branch wrote (after the copy, and not one of umbra's refreshes). */
-function branchMade(rel: string, side: Side, copy: CopyState): boolean {
+export function branchMade(rel: string, side: Pick<Side, "stats">, copy: CopyState): boolean {
   const ctime = side.stats?.ctimeMs;
   return ctime === undefined || (ctime >= copy.copiedAt && copy.refreshed.get(rel) !== ctime);
 }

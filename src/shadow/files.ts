@@ -29,7 +29,7 @@ export interface BranchWrites {
   /** Before a write or deletion: records what the path (a folder: each file below) starts from. */
   recordBase(relPath: string): Promise<void>;
   /** A file read from the user's folder: the agent's base if it writes the file later. */
-  noteSeen(relPath: string, bytes: Buffer, mode: "100644" | "100755"): Promise<void>;
+  noteSeen(relPath: string, bytes: Buffer, mode: "100644" | "100755", layer: string): Promise<void>;
 }
 
 /** Files and folders of hidden folders (and outside credentials) whose inodes are collected at most. */
@@ -109,9 +109,14 @@ export class BranchFiles {
         if (inodes.has(inodeKey(stats))) throw hiddenError(at === "" ? rel : at);
       },
     });
-    // read whole from the user's folder: what the agent saw of the file, its base if it writes it later
-    if (found?.stats && entry.layer === this.view.layers.root && options.maxBytes === undefined)
-      await this.branch.noteSeen(entry.rel, found.data, found.stats.mode & 0o111 ? "100755" : "100644");
+    // read whole: what the agent saw of the user's file is its base if it writes it later
+    if (found?.stats && entry.layer && options.maxBytes === undefined)
+      await this.branch.noteSeen(
+        entry.rel,
+        found.data,
+        found.stats.mode & 0o111 ? "100755" : "100644",
+        entry.layer,
+      );
     return found?.data;
   }
 

@@ -84,6 +84,21 @@ describe.each<BranchMode>(["overlay", "fuse-overlayfs", "reflink", "copy"])("rec
     // a diff cannot say what the agent did there: the file is left out of it
     expect(await branch.diff()).toBe("");
   });
+
+  it("takes the version the agent read through the door as its base, across a command in between", async () => {
+    f = await setup((root) => writeFileSync(join(root, "f.txt"), NUMBERS));
+    const branch = await f.fork({ mode });
+    const files = branch.files(rules);
+    const seen = (await files.readText("f.txt")) ?? "";
+    writeFileSync(join(f.root, "f.txt"), NUMBERS.replace("\n19\n", "\nnineteen-by-user\n"));
+    await f.rebase();
+    // a sync point: copy modes refresh the untouched file from the user's folder here
+    await run(branch, "true");
+    await files.write("f.txt", seen.replace("\n2\n", "\ntwo-by-agent\n"));
+    const [change] = await branch.recordedChanges();
+    expect(await text(change, "base")).toBe(NUMBERS);
+    expect(await branch.diff()).not.toContain("19");
+  });
 });
 
 describe("recorded base through the file door", () => {
