@@ -272,6 +272,9 @@ export function registerAgent(program: Command): void {
           } else write(`umbra agent: ${formatUsage(usage)}\n`);
           if (results.every((r) => r.outcome.status !== "done"))
             throw new AgentFailedError("no agent finished its task");
+          // as with one agent: exit 1 when a conflict kept an accepted diff out
+          const kept = reports.find((report) => report && report.apply.conflicts.length > 0);
+          if (kept) throw new AgentFailedError(kept.apply.message);
           return;
         }
 
