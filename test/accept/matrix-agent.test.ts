@@ -14,8 +14,8 @@ import { applyAndTest } from "../../src/cli/agent-command.js";
 import { pickChanges } from "../../src/cli/pick.js";
 import { listBranches } from "../../src/shadow/index.js";
 import { scriptedModel, testConfig } from "../agent/helpers.js";
-import type { FakeAction } from "../fakes/fake-openai.js";
-import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
+import { type FakeAction, startFakeOpenAI } from "../fakes/fake-openai.js";
+import { requireBuiltCli, umbraAsync, umbraSync } from "../helpers/cli.js";
 import { replaceLine } from "./helpers.js";
 import {
   AGENT,
@@ -187,6 +187,56 @@ describe("umbra agent accept: two agents change one file", () => {
     expect(third.apply.written).toBe(false);
     expect(third.apply.conflicts.map((c) => c.path)).toEqual(["f.txt"]);
     expect(read()).toBe(merged);
+  });
+});
+
+describe("umbra agent --parallel --yes (the built CLI, a fake model server): two agents, one file", () => {
+  /** Runs two agents whose first answers edit line 2 into `first` and line `n` into `second`. */
+  async function parallel(first: FakeAction, second: FakeAction) {
+    const answers = [first, second];
+    const server = await startFakeOpenAI((request) => {
+      if (!request.messages.some((m) => m.role === "tool")) return answers.shift() ?? { text: "?" };
+      // the user saves line 19 while the agents work (once both have made their edit)
+      if (answers.length === 0 && read() === BASE) save(f, "f.txt", USER, "atomic rename");
+      return { text: "done" };
+    });
+    try {
+      const env = { ...f.env, UMBRA_MODEL_BASE_URL: server.url, UMBRA_MODEL: "fake-model" };
+      const out = await umbraAsync(env, [
+        "agent",
+        "the task",
+        "--root",
+        f.ws,
+        "--parallel",
+        "2",
+        "--yes",
+        "--json",
+      ]);
+      expect(out.stdout, out.stderr).not.toBe("");
+      return {
+        code: out.code,
+        ...(JSON.parse(out.stdout) as { sessions: { applied: boolean; conflicts: { path: string }[] }[] }),
+      };
+    } finally {
+      await server.close();
+    }
+  }
+
+  it("apart: both merged with the user's line", async () => {
+    const out = await parallel(editLine(2, "two-by-agent"), editLine(10, "ten-by-agent"));
+    expect(out.code).toBe(0);
+    expect(out.sessions.map((s) => s.applied)).toEqual([true, true]);
+    expect(read()).toBe(replaceLine(BOTH, 10, "ten-by-agent"));
+  });
+
+  it("the same line: one is applied, the other is a conflict; the user's line stays", async () => {
+    const out = await parallel(editLine(2, "two-by-agent-1"), editLine(2, "two-by-agent-2"));
+    expect(out.code).toBe(1);
+    expect(out.sessions.map((s) => s.applied)).toEqual([true, false]);
+    expect(out.sessions[1]?.conflicts.map((c) => c.path)).toEqual(["f.txt"]);
+    const text = read();
+    // whichever agent came first, the second never overwrote it
+    expect([replaceLine(USER, 2, "two-by-agent-1"), replaceLine(USER, 2, "two-by-agent-2")]).toContain(text);
   });
 });
 
