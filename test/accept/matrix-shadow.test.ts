@@ -4,7 +4,16 @@
  * edits their folder (a git repository) meanwhile; every case checks the user's bytes after the accept.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { AcceptReport } from "../../src/accept/index.js";
@@ -158,6 +167,40 @@ describe("umbra shadow apply: the user edits while the agent works", () => {
     save(f, "f.txt", USER, "atomic rename");
     expect(apply(id).report.conflicts.map((c) => c.why)).toEqual(["the agent deleted it and you changed it"]);
     expect(files()).toEqual({ "f.txt": USER });
+  });
+
+  it("the agent renames a file the user did not touch: the rename is accepted, undo puts it back", () => {
+    const id = agent("mv f.txt g.txt");
+    const out = apply(id);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.report.refused).toEqual([]);
+    expect(files()).toEqual({ "g.txt": BASE });
+    expect(umbra("undo", "--root", f.ws).code).toBe(0);
+    expect(files()).toEqual({ "f.txt": BASE });
+  });
+
+  it("the agent renames the file the user edited meanwhile: nothing written, the user's file stays", () => {
+    const id = agent("mv f.txt g.txt");
+    save(f, "f.txt", USER, "in place");
+    const out = apply(id);
+    expect(out.code).toBe(1);
+    expect(out.report.conflicts.map((c) => c.path)).toEqual(["f.txt"]);
+    // all or nothing: g.txt (the rename's other half) is not written without its deletion
+    expect(files()).toEqual({ "f.txt": USER });
+  });
+
+  it("the user replaces the file by a symbolic link: conflict, the link stays and its target is untouched", () => {
+    writeFileSync(join(f.ws, "real.txt"), USER);
+    const id = agent(AGENT_SED);
+    rmSync(join(f.ws, "f.txt"));
+    symlinkSync("real.txt", join(f.ws, "f.txt"));
+    const out = apply(id);
+    expect(out.code).toBe(1);
+    expect(out.report.conflicts.map((c) => c.why)).toEqual([
+      "a symbolic link both you and the agent changed",
+    ]);
+    expect(readlinkSync(join(f.ws, "f.txt"))).toBe("real.txt");
+    expect(f.read("real.txt")).toBe(USER);
   });
 
   it("the user creates the path the agent created: the same content is fine, a different one conflicts", () => {
@@ -343,6 +386,20 @@ describe("umbra undo, partial accepts and conflict choices", () => {
     expect(undo.code, undo.stderr).toBe(0);
     expect(files()).toEqual({ "f.txt": USER });
     expect(existsSync(join(f.ws, "deep"))).toBe(false);
+  });
+
+  it("umbra undo undoes the last accept only: an earlier agent's accepted change stays", () => {
+    const first = agent(AGENT_SED);
+    const second = agent(`sed -i "s/^10$/ten-by-agent/" f.txt`);
+    save(f, "f.txt", USER, "in place");
+    expect(apply(first).code).toBe(0);
+    expect(apply(second).code).toBe(0);
+    expect(umbra("undo", "--root", f.ws).code).toBe(0);
+    expect(f.read("f.txt")).toBe(BOTH);
+    const again = umbra("undo", "--root", f.ws);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("nothing to undo");
+    expect(f.read("f.txt")).toBe(BOTH);
   });
 
   it("umbra undo leaves a file the user changed after the accept", () => {

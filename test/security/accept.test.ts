@@ -356,6 +356,22 @@ ${EDIT}`);
     expect(existsSync(join(ws, "f"))).toBe(false);
   });
 
+  it("a rename out of a hidden file, or into a protected path, is refused whole: nothing moves", async () => {
+    writeFileSync(join(ws, ".umbraignore"), ".env\n");
+    writeFileSync(join(ws, ".env"), "TOKEN=1\n");
+    writeFileSync(join(ws, "b.txt"), "b\n");
+    commitAll();
+    const result = await acceptBranch(
+      "mv .env leak.txt\nmkdir .vscode\nmv a.txt .vscode/a.json\nmv b.txt c.txt",
+    );
+    expect(refusedPaths(result)).toEqual([".env", ".vscode/a.json", "a.txt", "leak.txt"]);
+    expect(result.refused.find((r) => r.path === "leak.txt")?.why).toMatch(/part of a rename/);
+    expect(result.applied.sort()).toEqual(["b.txt", "c.txt"]);
+    expect(readdirSync(ws).sort()).toEqual([".env", ".git", ".umbraignore", "a.txt", "c.txt"]);
+    expect(readFileSync(join(ws, ".env"), "utf8")).toBe("TOKEN=1\n");
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("a\n");
+  });
+
   it("an agent in the sandbox cannot carry a hidden file's bytes to a visible name, nor move a file over it", async () => {
     writeFileSync(join(ws, ".umbraignore"), ".env\n");
     writeFileSync(join(ws, ".env"), "TOKEN=1\n");
