@@ -276,12 +276,10 @@ describe("umbra shadow apply: the user edits while the agent works", () => {
 
 describe("umbra shadow apply: the user's folder is a git repository the user works in", () => {
   it("git checkout of another branch meanwhile: the agent's change lands on what the user has checked out", () => {
-    f.git("checkout", "-qb", "other");
-    writeFileSync(join(f.ws, "f.txt"), USER);
-    writeFileSync(join(f.ws, "only-other.txt"), "other\n");
-    f.git("add", "-A");
-    f.git("commit", "-qm", "other");
-    f.git("checkout", "-q", "main");
+    f.commitOnOther(() => {
+      writeFileSync(join(f.ws, "f.txt"), USER);
+      writeFileSync(join(f.ws, "only-other.txt"), "other\n");
+    });
     const id = agent(AGENT_SED);
     f.git("checkout", "-q", "other");
     expect(apply(id).code).toBe(0);
@@ -293,12 +291,10 @@ describe("umbra shadow apply: the user's folder is a git repository the user wor
   });
 
   it("git checkout of a branch without the file: conflict, the checked-out tree stays as it is", () => {
-    f.git("checkout", "-qb", "other");
-    f.git("rm", "-q", "f.txt");
-    writeFileSync(join(f.ws, "g.txt"), "g\n");
-    f.git("add", "-A");
-    f.git("commit", "-qm", "other");
-    f.git("checkout", "-q", "main");
+    f.commitOnOther(() => {
+      f.git("rm", "-q", "f.txt");
+      writeFileSync(join(f.ws, "g.txt"), "g\n");
+    });
     const id = agent(AGENT_SED);
     f.git("checkout", "-q", "other");
     expect(apply(id).code).toBe(1);

@@ -31,6 +31,8 @@ export interface Folder {
   env: NodeJS.ProcessEnv;
   git(...args: string[]): string;
   read(path: string): string;
+  /** Commits what `change` does on a new git branch `other`, then checks `main` out again. */
+  commitOnOther(change: () => void): void;
 }
 
 /** A temporary user's folder `ws` (a git repository holding f.txt = BASE, committed) and a data dir. */
@@ -58,7 +60,14 @@ export function userFolder(): Folder {
   git("init", "-q", "-b", "main");
   git("add", "-A");
   git("commit", "-qm", "base");
-  return { base, ws, env, git, read: (path) => readFileSync(join(ws, path), "utf8") };
+  const commitOnOther = (change: () => void) => {
+    git("checkout", "-qb", "other");
+    change();
+    git("add", "-A");
+    git("commit", "-qm", "other");
+    git("checkout", "-q", "main");
+  };
+  return { base, ws, env, git, read: (path) => readFileSync(join(ws, path), "utf8"), commitOnOther };
 }
 
 /** The user's umbra configuration (XDG_CONFIG_HOME/umbra/config.json). */
