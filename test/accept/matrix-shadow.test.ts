@@ -462,9 +462,10 @@ describe("umbra undo, partial accepts and conflict choices", () => {
       expect(out.code, `${flag}: ${out.stderr}`).toBe(0);
       check(f.read("f.txt"));
     }
-    expect(umbra("shadow", "apply", "x", "--root", f.ws, "--ours", "f.txt", "--theirs", "f.txt").code).toBe(
-      2,
-    );
+    const id = agent(script);
+    const both = umbra("shadow", "apply", id, "--root", f.ws, "--ours", "f.txt", "--theirs", "f.txt");
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/more than one of --ours, --theirs, --markers/);
   });
 
   it("--partial writes the files that merge and leaves the conflicting one, which stays in the branch", () => {
