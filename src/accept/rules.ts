@@ -101,12 +101,28 @@ function gitLinePaths(rest: string): [string, string] | undefined {
   return undefined;
 }
 
+/**
+ * The two paths of a rename or copy from its `rename from` / `rename to` (or copy) headers: its
+ * `diff --git a/X b/Y` line cannot be split when X and Y differ and are not quoted, as git writes them.
+ */
+function movePaths(lines: readonly string[]): [string, string] | undefined {
+  let from: string | undefined;
+  let to: string | undefined;
+  for (const line of lines.slice(1)) {
+    if (line.startsWith("@@") || line.startsWith("--- ")) break;
+    const [key, value] = splitHeader(line);
+    if (key === "rename from" || key === "copy from") from = headerPath(value, "");
+    else if (key === "rename to" || key === "copy to") to = headerPath(value, "");
+  }
+  return from !== undefined && to !== undefined ? [from, to] : undefined;
+}
+
 /** Splits a git diff into its file sections; text before the first `diff --git` line is dropped. */
 export function splitDiff(diff: string): (DiffSection | { text: string; unreadable: true })[] {
   const parts = diff.split(/(?=^diff --git )/m).filter((part) => part.startsWith("diff --git "));
   return parts.map((text) => {
     const lines = text.split("\n");
-    const paths = gitLinePaths((lines[0] as string).slice("diff --git ".length));
+    const paths = gitLinePaths((lines[0] as string).slice("diff --git ".length)) ?? movePaths(lines);
     if (!paths) return { text, unreadable: true as const };
     let [oldPath, newPath]: [string | undefined, string | undefined] = paths;
     let oldMode: string | undefined;

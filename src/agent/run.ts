@@ -183,6 +183,9 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
     });
+    // the tools' edits are in-memory overrides until written into the branch's layer: a branch kept
+    // for a later accept (`umbra sessions apply`, --resume) must hold them on disk
+    await branch.materialize();
     const changes: RecordedChange[] = [];
     const placeholders: string[] = [];
     for (const change of await branch.recordedChanges()) {

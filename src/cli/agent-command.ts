@@ -275,7 +275,8 @@ export function registerAgent(program: Command): void {
           const failed = reports.find((r) => r && (!r.apply.written || r.apply.conflicts.length > 0));
           if (failed) throw new AgentFailedError(failed.apply.message);
           const broke = reports.find((r) => r?.tests && !r.tests.passed);
-          if (broke?.tests) throw new AgentFailedError(`the tests failed after applying (${broke.tests.command})`);
+          if (broke?.tests)
+            throw new AgentFailedError(`the tests failed after applying (${broke.tests.command})`);
           return;
         }
 

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { listSessions, readTranscript } from "../agent/session.js";
+import { listSessions, readTranscript, SessionWriter, sessionsDir } from "../agent/session.js";
 import { openBranch, ShadowError } from "../shadow/index.js";
 import { UsageError } from "./errors.js";
 import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
@@ -66,6 +66,12 @@ export function registerSessions(program: Command): void {
         );
       throw error;
     });
-    await applyAndReport(root, branch, flags);
+    const { accept } = await applyAndReport(root, branch, flags);
+    // the session's list shows it applied (or not) from now on, as after `umbra agent`'s own accept
+    new SessionWriter(id, sessionsDir(root)).write({
+      type: "apply",
+      applied: accept.written,
+      message: accept.message,
+    });
   });
 }

@@ -57,9 +57,14 @@ export function applyOptions(command: Command): Command {
 
 /**
  * Applies `branch` with the flags, prints the outcome, sets the exit status (1 unless all of it was
- * written) and discards the branch once all of it is in the folder (unless --keep or a --file choice).
+ * written), discards the branch once all of it is in the folder (unless --keep or a --file choice), and
+ * returns the outcome.
  */
-export async function applyAndReport(root: string, branch: Branch, flags: ApplyFlags): Promise<void> {
+export async function applyAndReport(
+  root: string,
+  branch: Branch,
+  flags: ApplyFlags,
+): Promise<AcceptOutcome> {
   try {
     const outcome = await applyBranch(root, branch, flags);
     if (flags.json) printJson({ ...outcome.accept, verification: outcome.verification ?? null });
@@ -68,6 +73,7 @@ export async function applyAndReport(root: string, branch: Branch, flags: ApplyF
       await branch.discard();
       if (!flags.json) process.stderr.write(`umbra: discarded branch ${branch.id}\n`);
     }
+    return outcome;
   } finally {
     if (!branch.isDiscarded) await branch.close();
   }

@@ -1,11 +1,18 @@
+/**
+ * Accepting an agent session's changes (`umbra agent`'s accept: applyAndTest, through src/accept): the
+ * folder is untouched until the accept, which merges three ways with what the user changed meanwhile,
+ * writes nothing on a conflict, keeps binary files whole, and records the outcome in the session.
+ */
 import { execFileSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { applyDiff, runTests } from "../../src/agent/apply.js";
+import { runTests } from "../../src/agent/apply.js";
 import { runSession, type SessionResult } from "../../src/agent/run.js";
 import { listSessions } from "../../src/agent/session.js";
-import { formatDiff } from "../../src/shadow/diff.js";
+import { applyAndTest } from "../../src/cli/agent-command.js";
+import { listBranches } from "../../src/shadow/index.js";
+import { change, file } from "../accept/helpers.js";
 import { cleanup, copyExamples, fingerprint } from "../helpers/workspace.js";
 import { scriptedModel, testConfig, testEnv } from "./helpers.js";
 
@@ -35,43 +42,56 @@ async function agentChange(): Promise<SessionResult> {
   return runSession({ root, task: "food VAT 5%", config: testConfig(root, env), env, model, lsp: null });
 }
 
-describe("applying an agent's diff", () => {
-  it("leaves the folder byte-identical until applied, then applies with git apply", async () => {
+function accept(result: SessionResult, changes = result.changes) {
+  return applyAndTest(root, result, testConfig(root, env), { quiet: true, env, changes });
+}
+
+const tax = () => join(root, "billing", "tax.ts");
+
+describe("accepting an agent's changes", () => {
+  it("leaves the folder byte-identical until accepted, then writes them and drops the branch", async () => {
     const before = await fingerprint(root);
     const result = await agentChange();
     expect(await fingerprint(root)).toBe(before);
     expect(result.diff).toContain("+  food: 5,");
     expect(result.diff).not.toContain(".umbraignore");
-    const applied = await applyDiff(root, result.diff, result.files);
-    expect(applied).toMatchObject({ applied: true, method: "git apply" });
-    expect(await readFile(join(root, "billing", "tax.ts"), "utf8")).toContain("  food: 5,");
+    expect(result.changes.map((c) => c.path)).toEqual(["billing/NOTES.md", "billing/tax.ts"]);
+    const { apply } = await accept(result);
+    expect(apply).toMatchObject({ written: true, applied: ["billing/NOTES.md", "billing/tax.ts"] });
+    expect(await readFile(tax(), "utf8")).toContain("  food: 5,");
     expect(await readFile(join(root, "billing", "NOTES.md"), "utf8")).toBe("food VAT changed\n");
+    expect(await listBranches(root, { env })).toEqual([]);
   });
 
   it("merges three ways when the user changed other lines of the same file", async () => {
     const result = await agentChange();
-    const tax = join(root, "billing", "tax.ts");
-    await writeFile(tax, (await readFile(tax, "utf8")).replace("default: 19,", "default: 20,"));
-    const applied = await applyDiff(root, result.diff, result.files);
-    expect(applied).toMatchObject({ applied: true, method: "3-way merge" });
-    const text = await readFile(tax, "utf8");
+    await writeFile(tax(), (await readFile(tax(), "utf8")).replace("default: 19,", "default: 20,"));
+    const { apply } = await accept(result);
+    expect(apply.written, apply.message).toBe(true);
+    const text = await readFile(tax(), "utf8");
     expect(text).toContain("  food: 5,");
     expect(text).toContain("default: 20,");
   });
 
-  it("reports a conflict and applies nothing when the user changed the same lines", async () => {
+  it("reports a conflict and writes nothing when the user changed the same lines; the branch stays", async () => {
     const result = await agentChange();
-    const tax = join(root, "billing", "tax.ts");
-    await writeFile(tax, (await readFile(tax, "utf8")).replace("  food: 7,", "  food: 6,"));
+    await writeFile(tax(), (await readFile(tax(), "utf8")).replace("  food: 7,", "  food: 6,"));
     const before = await fingerprint(root);
-    const applied = await applyDiff(root, result.diff, result.files);
-    expect(applied.applied).toBe(false);
-    expect(applied.conflicts).toEqual([expect.stringMatching(/^billing\/tax\.ts: /)]);
-    expect(applied.message).toMatch(/nothing was changed/);
+    const { apply } = await accept(result);
+    expect(apply.written).toBe(false);
+    expect(apply.conflicts).toEqual([
+      {
+        path: "billing/tax.ts",
+        why: expect.stringContaining("conflicting hunk"),
+        hunks: [expect.objectContaining({ yours: expect.stringContaining("food: 6") })],
+      },
+    ]);
+    expect(apply.message).toMatch(/nothing was written/);
     expect(await fingerprint(root)).toBe(before);
+    expect((await listBranches(root, { env })).map((b) => b.id)).toEqual([result.branch]);
   });
 
-  it("applies inside a subfolder of a git repository, and with --3way on committed changes", async () => {
+  it("merges inside a subfolder of a git repository whose user committed a change meanwhile", async () => {
     const top = join(root, "..");
     const git = (...args: string[]) =>
       execFileSync("git", ["-c", "user.email=t@t", "-c", "user.name=t", ...args], {
@@ -82,55 +102,30 @@ describe("applying an agent's diff", () => {
     git("add", ".");
     git("commit", "-qm", "base");
     const result = await agentChange();
-    const tax = join(root, "billing", "tax.ts");
-    await writeFile(tax, (await readFile(tax, "utf8")).replace("default: 19,", "default: 20,"));
+    await writeFile(tax(), (await readFile(tax(), "utf8")).replace("default: 19,", "default: 20,"));
     git("commit", "-qam", "user change");
-    const applied = await applyDiff(root, result.diff, result.files);
-    expect(applied.applied).toBe(true);
-    expect(["git apply --3way", "3-way merge"]).toContain(applied.method);
-    const text = await readFile(tax, "utf8");
+    const { apply } = await accept(result);
+    expect(apply.written, apply.message).toBe(true);
+    const text = await readFile(tax(), "utf8");
     expect(text).toContain("  food: 5,");
     expect(text).toContain("default: 20,");
     expect(text).not.toContain("<<<<<<<");
   });
 
-  it("never deletes a binary file in the 3-way fallback (it cannot merge one)", async () => {
+  it("never merges a binary file line by line: both changed it, it conflicts and keeps the user's bytes", async () => {
     const bin = join(root, "logo.bin");
-    const before = Buffer.from([0, 1, 2, 3]);
-    await writeFile(bin, before);
-    const tax = join(root, "billing", "tax.ts");
-    const text = await readFile(tax, "utf8");
-    const side = (content: string | Buffer) => ({
-      mode: "100644" as const,
-      load: async () => Buffer.from(content),
-    });
-    const diff = await formatDiff(
-      [
-        {
-          path: "billing/tax.ts",
-          kind: "modified",
-          old: side(text),
-          new: side(text.replace("  food: 7,", "  food: 5,")),
-        },
-        { path: "logo.bin", kind: "modified", old: side(before), new: side(Buffer.from([0, 9, 9])) },
-      ],
-      async () => undefined,
-      { binary: true },
-    );
-    await writeFile(tax, text.replace("default: 19,", "default: 20,")); // the fallback runs
-    const files = [
-      {
-        path: "billing/tax.ts",
-        kind: "modified" as const,
-        base: text,
-        ours: text.replace("  food: 7,", "  food: 5,"),
-      },
-      { path: "logo.bin", kind: "modified" as const, base: before.toString("utf8"), ours: undefined },
-    ];
-    const applied = await applyDiff(root, diff, files, { env });
-    expect(await readFile(bin)).toEqual(before);
-    expect(applied.applied).toBe(false);
-    expect(applied.conflicts).toEqual(["logo.bin: not a text file"]);
+    const start = Buffer.from([0, 1, 2, 3]);
+    const users = Buffer.from([0, 1, 2, 3, 4]);
+    await writeFile(bin, users);
+    const result = await agentChange();
+    const binary = change("logo.bin", file(start), file(Buffer.from([0, 9, 9])));
+    const { apply } = await accept(result, [...result.changes, binary]);
+    expect(await readFile(bin)).toEqual(users);
+    expect(apply.written).toBe(false);
+    expect(apply.conflicts).toEqual([
+      { path: "logo.bin", why: "a binary file both you and the agent changed", hunks: [] },
+    ]);
+    expect(await readFile(tax(), "utf8")).toContain("  food: 7,");
   });
 
   it("runs the test command sandboxed in the folder", async () => {
@@ -143,7 +138,7 @@ describe("applying an agent's diff", () => {
     expect(passing.passed).toBe(true);
   });
 
-  it("lists sessions with their status", async () => {
+  it("lists sessions with their status, and whether their changes were applied", async () => {
     const result = await agentChange();
     const sessions = await listSessions(root, env);
     expect(sessions).toHaveLength(1);
@@ -154,5 +149,7 @@ describe("applying an agent's diff", () => {
       toolCalls: 2,
       changedFiles: ["billing/NOTES.md", "billing/tax.ts"],
     });
+    await accept(result);
+    expect((await listSessions(root, env))[0]?.applied).toBe(true);
   });
 });
