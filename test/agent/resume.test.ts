@@ -103,7 +103,9 @@ describe("resuming a session", () => {
     });
     expect(firstUserText(requests)).toContain("It was interrupted before it finished.");
     expect(resumed.diff).toContain("+export const RATES = { standard: 19 };");
-    expect(await listBranches(root, { env })).toEqual([]);
+    // the resumed session continued in that very branch, and keeps it for the accept
+    expect(resumed.branch).toBe(branch.id);
+    expect((await listBranches(root, { env })).map((info) => info.id)).toEqual([branch.id]);
     expect(await fingerprint(root)).toBe(before);
   });
 
