@@ -121,8 +121,8 @@ async function readUserSide(
   try {
     info = await lstatIn(root, rel);
   } catch (error) {
-    if (error instanceof FileAccessError && error.code === "SYMLINK")
-      return { state: { kind: "unknown", why: "a symbolic link in your folder stands on its way" } };
+    // behind a link of the user's (or a file where a folder would be) the workspace has nothing at
+    // `rel`: absent (the accept never writes through that link)
     if (error instanceof FileAccessError || errnoCode(error) === "ENOENT" || errnoCode(error) === "ENOTDIR")
       return { state: { kind: "absent" } };
     throw error;
