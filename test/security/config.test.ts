@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SessionResult } from "../../src/agent/run.js";
+import { fileState } from "../../src/accept/index.js";
 import { applyAndTest } from "../../src/cli/agent-command.js";
 import { loadConfig, type UmbraConfig } from "../../src/config/config.js";
 import { confirmTestCommand } from "../../src/config/trust.js";
@@ -177,9 +177,11 @@ describe("a workspace's .umbra/config.json can only tighten", () => {
       const file = `n${++accepted}.txt`;
       const result = {
         session: `s-${accepted}`,
-        diff: `diff --git a/${file} b/${file}\nnew file mode 100644\n--- /dev/null\n+++ b/${file}\n@@ -0,0 +1 @@\n+x\n`,
-        files: [],
-      } as unknown as SessionResult;
+        branch: `b-${accepted}`,
+        changes: [
+          { path: file, base: { kind: "absent" as const }, branch: fileState(Buffer.from("x\n"), "100644") },
+        ],
+      };
       return applyAndTest(root, result, config, {
         quiet: true,
         env: { ...process.env, ...env, UMBRA_HOME: join(dir, "data") },
