@@ -1,9 +1,8 @@
 import type { Command } from "commander";
 import { listSessions, readTranscript, SessionWriter, sessionsDir } from "../agent/session.js";
-import { openBranch, ShadowError } from "../shadow/index.js";
 import { UsageError } from "./errors.js";
 import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
-import { type ApplyFlags, applyAndReport, applyOptions } from "./shadow-command.js";
+import { type ApplyFlags, applyAndReport, applyOptions, openIdleBranch } from "./shadow-command.js";
 import { printJson } from "./shared.js";
 
 interface SessionsFlags {
@@ -59,13 +58,11 @@ export function registerSessions(program: Command): void {
     const start = records.find((record) => record.type === "session");
     const branchId = start?.type === "session" ? start.branch : undefined;
     if (!branchId) throw new UsageError(`session ${id} has no branch to apply`);
-    const branch = await openBranch(root, branchId).catch((error: unknown) => {
-      if (error instanceof ShadowError && error.code === "BRANCH_NOT_FOUND")
-        throw new UsageError(
-          `the branch of session ${id} is gone (applied in full, discarded, or removed by gc after shadow.gcAfterHours)`,
-        );
-      throw error;
-    });
+    const branch = await openIdleBranch(
+      root,
+      branchId,
+      `the branch of session ${id} is gone (applied in full, discarded, or removed by gc after shadow.gcAfterHours)`,
+    );
     const { accept } = await applyAndReport(root, branch, flags);
     // the session's list shows it applied (or not) from now on, as after `umbra agent`'s own accept
     new SessionWriter(id, sessionsDir(root)).write({

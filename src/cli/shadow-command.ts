@@ -96,6 +96,20 @@ function resolutions(flags: ApplyFlags): Map<string, Resolution> {
   return out;
 }
 
+/**
+ * Opens a branch to accept or rebase it: refused while another live process owns it (an agent session
+ * still working there: accepting would take its work half done, and discard it under it).
+ */
+export async function openIdleBranch(root: string, id: string, missing?: string): Promise<Branch> {
+  const info = (await listBranches(root)).find((branch) => branch.id === id);
+  if (!info && missing) throw new UsageError(missing);
+  if (info?.ownerAlive && info.ownerPid !== process.pid)
+    throw new UsageError(
+      `branch ${id} is in use by process ${info.ownerPid} (an agent session or command still working in it); try again when it has finished`,
+    );
+  return openBranch(root, id).catch(asUsageError);
+}
+
 /** Accepts a branch (or part of it) into `root` with the flags of `shadow apply` / `sessions apply`. */
 export async function applyBranch(root: string, branch: Branch, flags: ApplyFlags): Promise<AcceptOutcome> {
   const hunks = flags.hunk.map((value) => {
@@ -199,7 +213,7 @@ export function registerShadow(program: Command): void {
       .option("--root <dir>", ROOT_OPTION_HELP),
   ).action(async (id: string, flags: ApplyFlags) => {
     const root = await commandRoot(flags.root);
-    await applyAndReport(root, await openBranch(root, id).catch(asUsageError), flags);
+    await applyAndReport(root, await openIdleBranch(root, id), flags);
   });
 
   shadow
@@ -212,7 +226,7 @@ export function registerShadow(program: Command): void {
     .option("--json", "print {merged, current, conflicts}")
     .action(async (id: string, flags: RootFlags & { json?: boolean }) => {
       const root = await commandRoot(flags.root);
-      const branch = await openBranch(root, id).catch(asUsageError);
+      const branch = await openIdleBranch(root, id);
       try {
         const report = await rebaseBranch(branch);
         if (flags.json) printJson(report);
