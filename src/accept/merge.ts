@@ -4,6 +4,7 @@
  * binary files, symbolic links, deletions and a base umbra could not record merge only as a whole: when
  * both sides changed them differently it is a conflict, which the user settles with `ours` or `theirs`.
  */
+import { shownAsText } from "../shadow/diff.js";
 import type { FileState, RecordedChange } from "../shadow/recorded.js";
 import { AcceptError } from "./errors.js";
 import { applyHunks } from "./hunks.js";
@@ -55,7 +56,8 @@ async function chosenHunks(change: RecordedChange, hunks: readonly number[]): Pr
     throw new AcceptError("USAGE", `hunks of ${path} cannot be chosen: its base is not known (${base.why})`);
   const texts = base.kind === "file" && branch.kind === "file";
   const data = texts ? [await base.load(), await branch.load()] : [];
-  if (!texts || data.some(isBinary)) {
+  // hunks are numbered as the diff shows them: a file it shows as binary is one hunk
+  if (!texts || !data.every(shownAsText)) {
     // a creation, deletion, link or binary change is one hunk: all of it or nothing
     const wrong = hunks.filter((n) => n !== 1);
     if (wrong.length > 0)

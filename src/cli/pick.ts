@@ -4,7 +4,7 @@
  * is its base with only the chosen hunks applied, which the accept then merges like any other.
  */
 import { applyHunks, fileState, hunkCount } from "../accept/index.js";
-import { changeDetail, formatDiff, type RecordedChange } from "../shadow/index.js";
+import { changeDetail, formatDiff, type RecordedChange, shownAsText } from "../shadow/index.js";
 
 /** Asks one question; undefined when there is no answer (no terminal, end of input). */
 export type Ask = (question: string) => Promise<string | undefined>;
@@ -14,7 +14,8 @@ async function texts(change: RecordedChange): Promise<{ base: string; branch: st
   const { base, branch } = change;
   if (base.kind !== "file" || branch.kind !== "file") return undefined;
   const [a, b] = await Promise.all([base.load(), branch.load()]);
-  if (a.includes(0) || b.includes(0)) return undefined;
+  // hunks as the diff shows them: a file it shows as binary is taken whole
+  if (!shownAsText(a) || !shownAsText(b)) return undefined;
   return { base: a.toString("latin1"), branch: b.toString("latin1") };
 }
 

@@ -40,6 +40,11 @@ export function gitBlobId(content: Buffer): string {
   return createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex");
 }
 
+/** Whether the diff shows `content` as text, with hunks (else as a binary file, as a whole). */
+export function shownAsText(content: Buffer): boolean {
+  return asText(content) !== undefined;
+}
+
 /** Text as git sees it (no NUL in the first 8000 bytes) and valid UTF-8, decoded; else undefined. */
 function asText(content: Buffer): string | undefined {
   if (content.subarray(0, SNIFF_BYTES).includes(0)) return undefined;

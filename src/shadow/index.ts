@@ -18,7 +18,7 @@ export {
   removeBranch,
 } from "./branch.js";
 export { type ChangeKind, changeDetail } from "./changes.js";
-export { type DiffOptions, formatDiff, LARGE_FILE_BYTES } from "./diff.js";
+export { type DiffOptions, formatDiff, LARGE_FILE_BYTES, shownAsText } from "./diff.js";
 export { ShadowError, type ShadowErrorCode } from "./errors.js";
 export { type AccessRules, BranchFiles } from "./files.js";
 export { helperLocation } from "./helper.js";

@@ -77,6 +77,18 @@ describe("mergeChange on text", () => {
     await expect(mergeChange(c, file(USER), { hunks: [3] })).rejects.toThrow(AcceptError);
   });
 
+  it("numbers hunks as the diff shows the file: one the diff shows as binary (not UTF-8) is one hunk", async () => {
+    // latin1 text: the diff says "Binary files differ", so the user cannot see hunks 1 and 2 of it
+    const latin1 = (s: string) => Buffer.from(s, "latin1");
+    const agent = replaceLine(AGENT, 18, "eighteen-by-agent-\u00e9");
+    const c = change("f.txt", file(latin1(`${BASE}\u00e9\n`)), file(latin1(`${agent}\u00e9\n`)));
+    await expect(mergeChange(c, file(latin1(`${BASE}\u00e9\n`)), { hunks: [2] })).rejects.toThrow(
+      /1 hunk \(the whole change\)/,
+    );
+    const whole = await mergeChange(c, file(latin1(`${BASE}\u00e9\n`)), { hunks: [1] });
+    expect(whole.kind === "clean" && (await text(whole.result))).toBe(latin1(`${agent}\u00e9\n`).toString());
+  });
+
   it("keeps the user's mode, and takes the agent's change of the mode", async () => {
     const user = await mergeChange(change("s", file(BASE), file(AGENT)), file(USER, "100755"));
     expect(user.kind === "clean" && user.result.kind === "file" && user.result.mode).toBe("100755");
