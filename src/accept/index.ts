@@ -10,7 +10,6 @@ export {
   type Resolution,
 } from "./merge.js";
 export { type MergeIntoReport, mergeInto, type RebaseReport, rebaseBranch } from "./rebase.js";
-export { protectedName, type Refusal } from "./rules.js";
-export { type ScreenOptions, screenDiff } from "./screen.js";
+export type { Refusal } from "./rules.js";
 export { fileState, LARGE_FILE_BYTES, readUserEntry } from "./state.js";
 export { type UndoResult, undoLastAccept } from "./undo.js";

@@ -196,7 +196,7 @@ function folded(name: string): string {
 const IGNORE_NAMES = new Set([".gitignore", ".umbraignore", ".cursorignore"]);
 
 /** Why a path's own name makes it protected (any depth), or undefined. */
-export function protectedName(path: string): string | undefined {
+function protectedName(path: string): string | undefined {
   const parts = path.split("/").map(folded);
   if (parts.some((part) => part === ".git" || part === "git~1"))
     return "git metadata (.git) is never written by an accept";

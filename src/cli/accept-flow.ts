@@ -74,7 +74,7 @@ export interface Verification {
  * errors the merged files introduce (language servers, as `umbra lint`), then the test command. The
  * user's folder is not touched.
  */
-export async function verifyAccept(
+async function verifyAccept(
   request: AcceptRequest & { config: UmbraConfig },
   testCommand: string | undefined,
 ): Promise<Verification> {
@@ -126,7 +126,7 @@ export async function verifyAccept(
 }
 
 /** Prints an accept's report on stderr: refusals, conflicts per file and hunk, the summary line. */
-export function printAccept(label: string, report: AcceptReport): void {
+function printAccept(label: string, report: AcceptReport): void {
   for (const { path, why } of report.refused)
     write(`${label}: refused ${shownPath(path)}: ${shownPath(why)}\n`);
   for (const conflict of report.conflicts)

@@ -111,7 +111,7 @@ export async function openIdleBranch(root: string, id: string, missing?: string)
 }
 
 /** Accepts a branch (or part of it) into `root` with the flags of `shadow apply` / `sessions apply`. */
-export async function applyBranch(root: string, branch: Branch, flags: ApplyFlags): Promise<AcceptOutcome> {
+async function applyBranch(root: string, branch: Branch, flags: ApplyFlags): Promise<AcceptOutcome> {
   const hunks = flags.hunk.map((value) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < 1)
@@ -143,7 +143,7 @@ export async function applyBranch(root: string, branch: Branch, flags: ApplyFlag
 }
 
 /** Whether everything asked for was written: no conflict, no refusal, verification passed. */
-export function appliedAll(outcome: AcceptOutcome): boolean {
+function appliedAll(outcome: AcceptOutcome): boolean {
   const { accept, verification } = outcome;
   if (verification && !verification.passed) return false;
   return accept.conflicts.length === 0 && accept.refused.length === 0;
