@@ -329,7 +329,7 @@ export class Branch {
 
   /**
    * A git-style unified diff of what the agent did: from each changed file's recorded base to the
-   * branch. Files whose base is unknown (see base.ts) are left out: `unknownBases()` names them.
+   * branch. Files whose base is unknown (see base.ts) are left out (recordedChanges() has them).
    */
   async diff(options: DiffOptions = {}): Promise<string> {
     const details = (await this.recordedChanges()).flatMap((change) => {
