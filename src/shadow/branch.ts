@@ -32,6 +32,7 @@ import {
   isBranchId,
   listStored,
   ownedRecord,
+  ownerAlive,
   readRecord,
   removeBranchDir,
   writeRecord,
@@ -106,6 +107,8 @@ export class Branch {
   private readonly children = new Set<ChildProcess>();
   private discarded = false;
   private baseRecord: Promise<BaseRecord> | undefined;
+  private readonly record: BranchRecord;
+  private readonly ownerPid: number;
 
   /** Use fork() or openBranch(). */
   constructor(
@@ -114,6 +117,8 @@ export class Branch {
     options: { warning?: string; bind: boolean; base?: BaseRecord },
   ) {
     if (options.base) this.baseRecord = Promise.resolve(options.base);
+    this.record = record;
+    this.ownerPid = record.ownerPid;
     this.id = record.id;
     this.workspaceRoot = record.workspaceRoot;
     this.mode = record.mode;
@@ -490,6 +495,9 @@ export class Branch {
   /** Unmounts the branch (its data stays on disk); a later spawn() mounts it again. */
   async close(): Promise<void> {
     await this.holder.stop();
+    // closed, the branch is no process's: another may open it (to accept it), gc may age it
+    if (this.ownerPid === process.pid && !this.discarded)
+      await writeRecord(this.dir, { ...this.record, ownerPid: 0, ownerStart: undefined }).catch(() => {});
   }
 
   /** Kills the branch's processes, unmounts it and deletes its directory. */
@@ -637,13 +645,17 @@ export async function openBranch(
       );
     }
   }
-  const owned = ownedRecord({
-    id: record.id,
-    workspaceRoot: record.workspaceRoot,
-    mode: record.mode,
-    createdAt: record.createdAt,
-  });
-  await writeRecord(dir, owned);
+  // a branch another live process owns (an agent working in it) is read, never taken from it
+  const taken = !ownerAlive(record) || record.ownerPid === process.pid;
+  const owned = taken
+    ? ownedRecord({
+        id: record.id,
+        workspaceRoot: record.workspaceRoot,
+        mode: record.mode,
+        createdAt: record.createdAt,
+      })
+    : record;
+  if (taken) await writeRecord(dir, owned);
   let bind = true;
   if (record.mode === "reflink" || record.mode === "copy") {
     const data = await checkedDataDir(realRoot, env);

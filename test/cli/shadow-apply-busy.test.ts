@@ -48,6 +48,10 @@ setInterval(() => {}, 1000);`;
         expect(run.stderr).toContain(`is in use by process ${owner.pid}`);
       }
       expect(await fingerprint(root)).toBe(before);
+      // reading it is fine, and does not take it from its owner
+      const diff = umbraSync(env, ["shadow", "diff", id, "--root", root]);
+      expect(diff.code, diff.stderr).toBe(0);
+      expect(diff.stdout).toContain("+half done");
       const list = umbraSync(env, ["shadow", "list", "--root", root, "--json"]);
       expect(JSON.parse(list.stdout)).toMatchObject([{ id, ownerPid: owner.pid, ownerAlive: true }]);
     } finally {
