@@ -19,7 +19,7 @@ async function text(
   side: "base" | "branch",
 ): Promise<string | undefined> {
   const state = change?.[side];
-  if (!state || state.kind !== "file") return undefined;
+  if (state?.kind !== "file") return undefined;
   return (await state.load()).toString("utf8");
 }
 
@@ -147,9 +147,7 @@ describe("recorded base through the file door", () => {
     expect(changes.map((change) => change.path)).toEqual(["__proto__", "constructor"]);
     expect(await text(changes[0], "base")).toBe("one\n");
     // and again once the record is read back from disk
-    const again = await (await import("../../src/shadow/index.js")).openBranch(f.root, branch.id, {
-      env: f.env,
-    });
+    const again = await openBranch(f.root, branch.id, { env: f.env });
     expect(await text((await again.recordedChanges())[1], "base")).toBe("two\n");
     await again.close();
   });
