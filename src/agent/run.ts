@@ -115,19 +115,6 @@ async function isSandboxPlaceholder(branch: Branch, change: RecordedChange): Pro
   return size === undefined || size === 0;
 }
 
-/** A git-style diff without the sections of some files. */
-export function withoutFiles(diff: string, paths: readonly string[]): string {
-  if (paths.length === 0 || diff === "") return diff;
-  const drop = new Set(paths);
-  const sections = diff.split(/(?=^diff --git )/m);
-  return sections
-    .filter((section) => {
-      const match = /^diff --git a\/(.+?) b\//.exec(section);
-      return !(match?.[1] && drop.has(match[1]));
-    })
-    .join("");
-}
-
 /**
  * One agent session: forks a branch of the user's folder, runs the loop in it with the tools, writes the
  * transcript, and returns what the agent did (the branch stays on disk when it changed anything, for the
@@ -187,12 +174,9 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
     // for a later accept (`umbra sessions apply`, --resume) must hold them on disk
     await branch.materialize();
     const changes: RecordedChange[] = [];
-    const placeholders: string[] = [];
-    for (const change of await branch.recordedChanges()) {
-      if (await isSandboxPlaceholder(branch, change)) placeholders.push(change.path);
-      else changes.push(change);
-    }
-    const diff = withoutFiles(await branch.diff(), placeholders);
+    for (const change of await branch.recordedChanges())
+      if (!(await isSandboxPlaceholder(branch, change))) changes.push(change);
+    const diff = await branch.diff({}, changes);
     kept = changes.length > 0;
     session.write({
       type: "end",

@@ -192,8 +192,9 @@ export function registerShadow(program: Command): void {
       const root = await commandRoot(flags.root);
       const branch = await openBranch(root, id).catch(asUsageError);
       try {
-        process.stdout.write(await branch.diff({ binary: true }));
-        for (const change of await branch.recordedChanges())
+        const changes = await branch.recordedChanges();
+        process.stdout.write(await branch.diff({ binary: true }, changes));
+        for (const change of changes)
           if (change.base.kind === "unknown")
             process.stderr.write(
               `umbra: left out of the diff: ${shownPath(change.path)}: ${change.base.why} (umbra shadow apply reports it as a conflict)\n`,

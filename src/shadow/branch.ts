@@ -334,10 +334,11 @@ export class Branch {
 
   /**
    * A git-style unified diff of what the agent did: from each changed file's recorded base to the
-   * branch. Files whose base is unknown (see base.ts) are left out (recordedChanges() has them).
+   * branch (of `changes`, when the caller has them from recordedChanges() already). Files whose base is
+   * unknown (see base.ts) are left out (recordedChanges() has them).
    */
-  async diff(options: DiffOptions = {}): Promise<string> {
-    const details = (await this.recordedChanges()).flatMap((change) => {
+  async diff(options: DiffOptions = {}, changes?: readonly RecordedChange[]): Promise<string> {
+    const details = (changes ?? (await this.recordedChanges())).flatMap((change) => {
       const detail = change.base.kind === "unknown" ? undefined : changeDetail(change);
       return detail ? [detail] : [];
     });
