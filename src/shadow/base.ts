@@ -22,9 +22,10 @@ import { chmod, lstat, mkdir, readFile, rename, writeFile } from "node:fs/promis
 import { join } from "node:path";
 import { FileAccessError } from "../workspace/errors.js";
 import { sha256Hex as sha256 } from "../workspace/hash.js";
-import { lstatIn, readIn, readlinkIn } from "../workspace/rooted.js";
+import { lstatIn } from "../workspace/rooted.js";
 import type { CopyState } from "./changes.js";
 import { LARGE_FILE_BYTES } from "./diff.js";
+import { readUserEntry, type UserEntry } from "./entry.js";
 import { errnoCode, ShadowError } from "./errors.js";
 import type { BaseState, FileState } from "./recorded.js";
 
@@ -56,10 +57,6 @@ interface Seen {
 /** Files above this are not kept in memory when read: their base is taken when first written. */
 const MAX_SEEN_BYTES = 8 * 1024 * 1024;
 const MAX_SEEN_TOTAL = 256 * 1024 * 1024;
-
-function fileMode(info: Stats): "100644" | "100755" {
-  return info.mode & 0o111 ? "100755" : "100644";
-}
 
 function sameStats(a: Stats, b: Stats): boolean {
   return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
@@ -112,38 +109,46 @@ function parseIndex(text: string, file: string): BaseIndex {
   return index as BaseIndex;
 }
 
-/** The user's file at `rel` as it is now, read without following a link on the way; stats for the check. */
+const CHANGED_WHILE_READ: StoredBase = {
+  kind: "unknown",
+  why: "your file changed while umbra recorded what the agent started from",
+};
+
+/**
+ * The content of `rel` in `from` (the user's folder, or a copy-mode branch's copy) as a stored base, read
+ * without following a link on the way (readUserEntry); its bytes and stats for the steadiness check.
+ */
 async function readUserSide(
-  root: string,
+  from: string,
   rel: string,
 ): Promise<{ state: StoredBase; bytes?: Buffer; stats?: Stats }> {
-  let info: Stats | undefined;
+  let entry: UserEntry;
   try {
-    info = await lstatIn(root, rel);
+    entry = await readUserEntry(from, rel, LARGE_FILE_BYTES);
   } catch (error) {
+    if (error instanceof FileAccessError && error.code === "CHANGED") return { state: CHANGED_WHILE_READ };
     // behind a link of the user's (or a file where a folder would be) the workspace has nothing at
     // `rel`: absent (the accept never writes through that link)
     if (error instanceof FileAccessError || errnoCode(error) === "ENOENT" || errnoCode(error) === "ENOTDIR")
       return { state: { kind: "absent" } };
     throw error;
   }
-  if (!info) return { state: { kind: "absent" } };
-  if (info.isSymbolicLink())
-    return { state: { kind: "link", target: await readlinkIn(root, rel) }, stats: info };
-  // a folder (or a FIFO) in the user's folder where the branch has a file: nothing to merge with
-  if (!info.isFile()) return { state: { kind: "absent" }, stats: info };
-  if (info.size > LARGE_FILE_BYTES)
+  const { state, record, stats } = entry;
+  // a folder (or a FIFO) where the branch has a file: nothing to merge with
+  if (!state) return { state: { kind: "absent" }, ...(stats ? { stats } : {}) };
+  if (state.kind === "absent") return { state };
+  if (state.kind === "link") return { state, ...(stats ? { stats } : {}) };
+  if (record?.kind !== "file")
     return {
       state: {
         kind: "unknown",
         why: `your file is over ${LARGE_FILE_BYTES >> 20} MiB: umbra does not record it`,
       },
     };
-  const { data } = await readIn(root, rel);
   return {
-    state: { kind: "file", mode: fileMode(info), size: data.length, hash: sha256(data) },
-    bytes: data,
-    stats: info,
+    state: { kind: "file", mode: record.mode, size: record.size, hash: record.sha256 },
+    bytes: await state.load(),
+    ...(stats ? { stats } : {}),
   };
 }
 
@@ -378,8 +383,7 @@ export class BaseRecord {
     before: Stats,
   ): Promise<StoredBase> {
     const after = await lstatIn(from, rel).catch(() => undefined);
-    if (!after || !sameStats(after, before))
-      return { kind: "unknown", why: "your file changed while umbra recorded what the agent started from" };
+    if (!after || !sameStats(after, before)) return CHANGED_WHILE_READ;
     await this.putObject(bytes);
     return state;
   }
