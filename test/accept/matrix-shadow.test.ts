@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { AcceptReport } from "../../src/accept/index.js";
 import { fork, openBranch, run } from "../../src/shadow/index.js";
-import { type CliOutcome, requireBuiltCli, umbraSync } from "../helpers/cli.js";
+import { type CliOutcome, keptBranch, requireBuiltCli, umbraSync } from "../helpers/cli.js";
 import { waitUntil } from "../helpers/wait.js";
 import { replaceLine } from "./helpers.js";
 import {
@@ -47,11 +47,10 @@ const umbra = (...args: string[]): CliOutcome => umbraSync(f.env, args);
 
 /** `umbra run --shadow --keep -- sh -c SCRIPT`: the agent's work in a kept branch; its id. */
 function agent(script: string): string {
-  const made = umbra("run", "--root", f.ws, "--shadow", "--keep", "--json", "--", "sh", "-c", script);
+  const made = keptBranch(f.env, f.ws, script);
   expect(made.code, made.stderr).toBe(0);
-  const id = (JSON.parse(made.stdout) as { branch?: { id: string } }).branch?.id;
-  expect(id).toBeDefined();
-  return id as string;
+  expect(made.id).toBeDefined();
+  return made.id as string;
 }
 
 interface Applied extends CliOutcome {

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { umbraSync } from "../helpers/cli.js";
+import { keptBranch, umbraSync } from "../helpers/cli.js";
 import { cleanup, copyExamples, fingerprint, tempDir } from "../helpers/workspace.js";
 
 // Each CLI call may wait for a language server on a loaded machine.
@@ -32,11 +32,10 @@ afterEach(async () => {
 
 /** A kept branch made by a command (as an agent's run_command would). */
 function branchWith(script: string): string {
-  const run = umbra(["run", "--root", root, "--shadow", "--keep", "--json", "--", "sh", "-c", script]);
-  expect(run.code, run.stderr).toBe(0);
-  const id = (JSON.parse(run.stdout) as { branch?: { id: string } }).branch?.id;
-  expect(id).toBeTruthy();
-  return id as string;
+  const made = keptBranch(env, root, script);
+  expect(made.code, made.stderr).toBe(0);
+  expect(made.id).toBeTruthy();
+  return made.id as string;
 }
 
 describe("umbra shadow apply --verify", () => {

@@ -32,6 +32,32 @@ export function umbraSync(env: NodeJS.ProcessEnv, args: string[], input?: string
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/**
+ * `umbra run --root ROOT --shadow --keep --json -- sh -c SCRIPT` (an agent's command in a kept branch):
+ * the outcome, and the branch's id when it was made.
+ */
+export function keptBranch(
+  env: NodeJS.ProcessEnv,
+  root: string,
+  script: string,
+): CliOutcome & { id: string | undefined } {
+  const made = umbraSync(env, [
+    "run",
+    "--root",
+    root,
+    "--shadow",
+    "--keep",
+    "--json",
+    "--",
+    "sh",
+    "-c",
+    script,
+  ]);
+  const id =
+    made.code === 0 ? (JSON.parse(made.stdout) as { branch?: { id: string } }).branch?.id : undefined;
+  return { ...made, id };
+}
+
 /** Runs `umbra ARGS` without blocking the event loop (for tests that serve something from this process). */
 export function umbraAsync(env: NodeJS.ProcessEnv, args: string[], input = ""): Promise<CliOutcome> {
   return new Promise((done) => {
