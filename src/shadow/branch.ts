@@ -9,6 +9,7 @@ import { readlinkIn, removeIn, writeIn } from "../workspace/rooted.js";
 import { BaseRecord, sameAsBase } from "./base.js";
 import {
   type BranchChange,
+  bothTrees,
   branchMade,
   changeDetail,
   filesBelow,
@@ -217,11 +218,14 @@ export class Branch {
   async syncBases(): Promise<void> {
     this.assertLive();
     const base = await this.base();
-    const touched = await touchedPaths(this.view.layers, new Map(), base.copyState());
+    const copy = base.copyState();
+    // copy modes: one walk of the copy and the user's folder serves both steps
+    const walked = copy ? await bothTrees(this.view.layers) : undefined;
+    const touched = await touchedPaths(this.view.layers, new Map(), copy, walked);
     await base.sync(touched.keys());
     // copy modes: untouched files follow the user's folder from one sync point to the next
-    const copy = base.copyState();
-    if (copy) await base.noteRefreshed(await refreshCopy(this.view.layers, copy, (rel) => base.has(rel)));
+    if (copy)
+      await base.noteRefreshed(await refreshCopy(this.view.layers, copy, (rel) => base.has(rel), walked));
   }
 
   /**

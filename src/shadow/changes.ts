@@ -143,7 +143,13 @@ function wasCopied(rel: string, side: Side, copy: CopyState): boolean {
   return (side.stats?.ctimeMs ?? 0) < copy.copiedAt || copy.refreshed.has(rel);
 }
 
-async function bothTrees(layers: ViewLayers): Promise<{ tree: Map<string, Side>; user: Map<string, Side> }> {
+/** Copy modes: every file of the copy and of the user's folder, walked once for a sync point. */
+export interface BothTrees {
+  tree: Map<string, Side>;
+  user: Map<string, Side>;
+}
+
+export async function bothTrees(layers: ViewLayers): Promise<BothTrees> {
   const tree = new Map<string, Side>();
   const user = new Map<string, Side>();
   await Promise.all([collectFiles(layers.tree, "", tree), collectFiles(layers.root, "", user)]);
@@ -160,8 +166,9 @@ export async function refreshCopy(
   layers: ViewLayers,
   copy: CopyState,
   touched: (rel: string) => boolean,
+  walked?: BothTrees,
 ): Promise<Map<string, number | null>> {
-  const { tree, user } = await bothTrees(layers);
+  const { tree, user } = walked ?? (await bothTrees(layers));
   const updates = new Map<string, number | null>();
   for (const [rel, side] of user) {
     if (touched(rel) || side.mode === "120000" || !side.stats) continue;
@@ -199,11 +206,15 @@ export async function refreshCopy(
  * filesystems' clock) is the branch's, and so is a file of the user's folder missing from the copy
  * that existed when it was made.
  */
-async function layerCandidates(layers: ViewLayers, copy: CopyState): Promise<Map<string, Side | null>> {
+async function layerCandidates(
+  layers: ViewLayers,
+  copy: CopyState,
+  walked: BothTrees | undefined,
+): Promise<Map<string, Side | null>> {
   const view = new Map<string, Side | null>();
   const lower = layers.root;
   if (layers.mode === "reflink" || layers.mode === "copy") {
-    const { tree, user } = await bothTrees(layers);
+    const { tree, user } = walked ?? (await bothTrees(layers));
     for (const [rel, side] of tree) if (branchMade(rel, side, copy)) view.set(rel, side);
     for (const [rel, side] of user) if (!tree.has(rel) && wasCopied(rel, side, copy)) view.set(rel, null);
     return view;
@@ -261,8 +272,9 @@ export async function touchedPaths(
   layers: ViewLayers,
   overrides: ReadonlyMap<string, Buffer | null>,
   copy: CopyState = NO_COPY,
+  walked?: BothTrees,
 ): Promise<Map<string, Side | null>> {
-  const view = await layerCandidates(layers, copy);
+  const view = await layerCandidates(layers, copy, walked);
   const lower = layers.root;
   const lowerBelow = async (rel: string): Promise<string[]> => {
     const found = new Map<string, Side>();
