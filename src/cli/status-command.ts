@@ -1,65 +1,7 @@
-import { access } from "node:fs/promises";
 import type { Command } from "commander";
-import { workspaceDir } from "../config/paths.js";
-import { countByReason, type IndexSkip, indexSkips } from "../index/indexer.js";
-import { indexLayout } from "../index/layout.js";
-import { LexicalStore } from "../index/store/lexical.js";
-import { loadSnapshot } from "../workspace/index.js";
+import { indexStatus } from "../index/status.js";
 import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { printJson } from "./shared.js";
-
-export interface IndexStatus {
-  root: string;
-  indexed: boolean;
-  rootHash: string | null;
-  files: number;
-  chunks: number;
-  lastSync: string | null;
-  embedder: string | null;
-  skipped: IndexSkip[];
-  skippedByReason: Record<string, number>;
-}
-
-/** What is indexed of `root` (absolute and free of symlinks). */
-export async function indexStatus(root: string): Promise<IndexStatus> {
-  const layout = indexLayout(workspaceDir(root));
-  const empty: IndexStatus = {
-    root,
-    indexed: false,
-    rootHash: null,
-    files: 0,
-    chunks: 0,
-    lastSync: null,
-    embedder: null,
-    skipped: [],
-    skippedByReason: {},
-  };
-  try {
-    await access(layout.lexical);
-  } catch {
-    return empty;
-  }
-  const lexical = LexicalStore.open(layout.lexical);
-  try {
-    const snapshot = await loadSnapshot(layout.merkle).catch(() => undefined);
-    const skipped = snapshot ? indexSkips(snapshot) : [];
-    const skippedByReason = countByReason(skipped);
-    const counts = lexical.counts();
-    return {
-      root,
-      indexed: true,
-      rootHash: lexical.getMeta("rootHash") ?? null,
-      files: counts.files,
-      chunks: counts.chunks,
-      lastSync: lexical.getMeta("lastSync") ?? null,
-      embedder: lexical.getMeta("embedder") ?? null,
-      skipped,
-      skippedByReason,
-    };
-  } finally {
-    lexical.close();
-  }
-}
 
 export function registerStatus(program: Command): void {
   program

@@ -1,0 +1,353 @@
+import { z } from "zod";
+import type { AcceptReport, RebaseReport } from "../accept/index.js";
+import type { IndexStatus } from "../index/status.js";
+import type { Diag, HoverResult, LintResult, Location, ServerStatus, SymbolInfo } from "../lsp/index.js";
+
+/**
+ * The engine's API: every operation a front end (the CLI, `umbra mcp`, the HTTP API) can ask of the
+ * engine, as data. Each operation has a zod schema for its parameters, checked wherever a request
+ * enters the engine (the socket, an in-process call), and a result type. Everything a caller sends is
+ * untrusted: paths are workspace-relative and resolved by the engine through the file door, never
+ * followed out of the workspace.
+ *
+ * `root` is the workspace (an absolute path). It is chosen by the front end from what the user gave
+ * (`--root`, the current directory, or a client's root the user's client declared), never per call by
+ * an agent: MCP tools take no root.
+ */
+
+const root = z.string().min(1).describe("the workspace: an absolute path");
+const path = z.string().min(1).max(4096).describe("a file path relative to the workspace root");
+/** A branch id (`shadow list`); absent: the user's own folder, read-only. */
+const branch = z.string().min(1).max(200);
+const line = z.number().int().min(1).max(10_000_000);
+
+export const searchParams = z.object({
+  root,
+  query: z.string().min(1).max(100_000),
+  limit: z.number().int().min(1).max(200).default(10),
+  path: z.string().max(1000).optional().describe("only paths matching this glob"),
+  lang: z.string().max(100).optional(),
+});
+
+export const grepParams = z.object({
+  root,
+  branch: branch.optional(),
+  pattern: z.string().min(1).max(10_000),
+  fixed: z.boolean().default(false),
+  ignoreCase: z.boolean().default(false),
+  path: z.string().max(1000).optional().describe("only below this folder"),
+  limit: z.number().int().min(1).max(1_000_000).default(200),
+});
+
+export const readFileParams = z.object({
+  root,
+  branch: branch.optional(),
+  path,
+  startLine: line.optional(),
+  endLine: line.optional(),
+});
+
+export const listFilesParams = z.object({
+  root,
+  branch: branch.optional(),
+  path: z.string().max(4096).default(""),
+  limit: z.number().int().min(1).max(10_000).default(500),
+});
+
+export const branchCreateParams = z.object({ root, label: z.string().max(200).optional() });
+export const branchParams = z.object({ root, branch });
+export const branchListParams = z.object({ root });
+
+export const editParams = z.object({
+  root,
+  branch,
+  path,
+  search: z.string().max(10_000_000),
+  replace: z.string().max(10_000_000),
+  replaceAll: z.boolean().default(false),
+});
+
+export const applyPatchParams = z.object({ root, branch, patch: z.string().min(1).max(10_000_000) });
+
+export const writeFileParams = z.object({ root, branch, path, content: z.string().max(64 * 1024 * 1024) });
+
+export const lintsParams = z.object({ root, branch, path: path.optional() });
+
+export const positionParams = z.object({
+  root,
+  branch: branch.optional(),
+  path,
+  line,
+  column: z.number().int().min(1).max(1_000_000).optional(),
+  symbol: z.string().max(1000).optional().describe("the name on that line (instead of a column)"),
+});
+
+export const documentSymbolsParams = z.object({ root, branch: branch.optional(), path });
+
+export const runParams = z.object({
+  root,
+  branch,
+  command: z.string().min(1).max(100_000),
+  timeoutSeconds: z.number().int().min(1).max(1800).optional(),
+  network: z.boolean().default(false),
+  reason: z.string().max(2000).optional(),
+});
+
+export const acceptParams = z.object({
+  root,
+  branch,
+  files: z.array(path).max(100_000).optional(),
+  partial: z.boolean().default(false),
+});
+
+export const statusParams = z.object({ root });
+
+export const lintParams = z.object({
+  root,
+  path,
+  /** Lint as if the file held this (nothing is written); absent: the file as it is. */
+  content: z
+    .string()
+    .max(64 * 1024 * 1024)
+    .optional(),
+});
+
+/** Every operation, by name: its parameter schema. */
+export const OPERATIONS = {
+  search: searchParams,
+  grep: grepParams,
+  readFile: readFileParams,
+  listFiles: listFilesParams,
+  branchCreate: branchCreateParams,
+  branchList: branchListParams,
+  branchDiscard: branchParams,
+  edit: editParams,
+  applyPatch: applyPatchParams,
+  writeFile: writeFileParams,
+  lints: lintsParams,
+  definition: positionParams,
+  references: positionParams,
+  hover: positionParams,
+  documentSymbols: documentSymbolsParams,
+  run: runParams,
+  diff: branchParams,
+  accept: acceptParams,
+  rebase: branchParams,
+  status: statusParams,
+  lint: lintParams,
+} as const;
+
+export type OperationName = keyof typeof OPERATIONS;
+export type ParamsOf<N extends OperationName> = z.input<(typeof OPERATIONS)[N]>;
+export type ParsedParamsOf<N extends OperationName> = z.output<(typeof OPERATIONS)[N]>;
+
+// ---------------------------------------------------------------------------------------------
+// Results. Every result is plain JSON (it crosses the socket). `text` fields, where present, are what a
+// model or a terminal reads; the other fields are the same facts as data.
+
+export interface SearchHit {
+  path: string;
+  startLine: number;
+  endLine: number;
+  score: number;
+  symbol?: string;
+  /** The file changed since it was indexed: the lines may have moved. */
+  stale: boolean;
+  /** The first lines of the hit, as the file is now (empty when it is gone). */
+  preview: string;
+}
+
+/** How fresh the index is. */
+export interface IndexFreshness {
+  /** Whether the engine keeps it fresh (a watcher runs). */
+  watched: boolean;
+  /** When the last sync ended (ISO time), if known. */
+  lastSync?: string;
+  /** A sync is running now. */
+  syncing: boolean;
+  files: number;
+  chunks: number;
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  index: IndexFreshness;
+}
+
+export interface GrepResult {
+  matches: { path: string; line: number; text: string }[];
+  truncated: boolean;
+}
+
+export interface ReadFileResult {
+  path: string;
+  startLine: number;
+  endLine: number;
+  totalLines: number;
+  /** The lines startLine..endLine, as they are (no line numbers). */
+  text: string;
+}
+
+export interface ListFilesResult {
+  path: string;
+  entries: { path: string; kind: "file" | "dir" | "link" }[];
+  truncated: boolean;
+}
+
+export interface BranchSummary {
+  id: string;
+  mode?: string;
+  createdAt?: string;
+  /** What the creating client called it. */
+  label?: string;
+  /** The engine holds it open now (else it is on disk, from an earlier engine or another process). */
+  held: boolean;
+  /** Held by another live process (an `umbra agent` session): readable, not writable here. */
+  busy: boolean;
+  /** The client that made it, when this engine made it. */
+  client?: string;
+}
+
+/** The lints an edit reported (see LintsResult). */
+export interface LintFeedbackResult {
+  text: string;
+  errors: number;
+  linted: string[];
+}
+
+export interface EditResult {
+  ok: boolean;
+  /** What happened, for the model: the match used, or why the edit failed (with the closest candidates). */
+  message: string;
+  changed: string[];
+  lints?: LintFeedbackResult;
+}
+
+export interface LintsResult {
+  /** Files linted. */
+  files: string[];
+  /** Diagnostics the branch's edits introduced, in the files and in files that use them. */
+  introduced: Diag[];
+  errors: number;
+  partial: boolean;
+  partialReasons: string[];
+  text: string;
+}
+
+export interface LocationsResult {
+  locations: Location[];
+  text: string;
+}
+
+export interface HoverToolResult {
+  hover?: HoverResult;
+  text: string;
+}
+
+export interface SymbolsResult {
+  symbols: SymbolInfo[];
+  text: string;
+}
+
+export interface RunToolResult {
+  /** Whether the command ran (not when network access was refused). */
+  ran: boolean;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+  /** What the sandbox blocked and what would allow it; why network was refused. */
+  notes: string[];
+  network: boolean;
+  text: string;
+}
+
+export interface DiffResult {
+  diff: string;
+  files: { path: string; kind: string }[];
+  /** Changed files whose base could not be recorded: left out of the diff. */
+  unknownBases: string[];
+}
+
+export interface AcceptResult extends Omit<AcceptReport, "planned"> {
+  /** The user said yes (or enabled accepts in their own config). */
+  confirmed: boolean;
+  /** The branch was discarded (all of it is in the user's folder now). */
+  discarded: boolean;
+}
+
+export type RebaseResult = RebaseReport;
+
+export interface StatusResult {
+  root: string;
+  /** What `umbra status` shows, plus whether the engine keeps it fresh. */
+  index: IndexStatus & { watched: boolean; syncing: boolean };
+  branches: BranchSummary[];
+  servers: ServerStatus[];
+  engine: { pid: number; startedAt: string; clients: number; rssBytes: number };
+}
+
+export interface ResultMap {
+  search: SearchResult;
+  grep: GrepResult;
+  readFile: ReadFileResult;
+  listFiles: ListFilesResult;
+  branchCreate: BranchSummary;
+  branchList: { branches: BranchSummary[] };
+  branchDiscard: { discarded: string };
+  edit: EditResult;
+  applyPatch: EditResult;
+  writeFile: EditResult;
+  lints: LintsResult;
+  definition: LocationsResult;
+  references: LocationsResult;
+  hover: HoverToolResult;
+  documentSymbols: SymbolsResult;
+  run: RunToolResult;
+  diff: DiffResult;
+  accept: AcceptResult;
+  rebase: RebaseResult;
+  status: StatusResult;
+  lint: LintResult;
+}
+
+export type ResultOf<N extends OperationName> = ResultMap[N];
+
+// ---------------------------------------------------------------------------------------------
+// What the engine asks of the client that called it (the front end asks its user: MCP elicitation, a
+// terminal prompt). A client that cannot ask answers false: a network request is denied, an accept is
+// not done.
+
+export interface NetworkQuestion {
+  command: string;
+  reason?: string;
+  branch: string;
+}
+
+export interface AcceptQuestion {
+  branch: string;
+  /** The files the accept would write, with what happens to each. */
+  summary: string;
+  diffstat: { path: string; added: number; removed: number }[];
+}
+
+export interface ClientHooks {
+  approveNetwork(question: NetworkQuestion): Promise<boolean>;
+  confirmAccept(question: AcceptQuestion): Promise<boolean>;
+}
+
+/** Who calls: one connection to the engine (an MCP session, a CLI process). */
+export interface Caller {
+  /** Unique per connection, made by the engine. */
+  id: string;
+  /** What the client calls itself (MCP clientInfo.name), shown in branch lists. */
+  name: string;
+  hooks: ClientHooks;
+}
+
+/** The engine as its front ends see it: one call per operation. */
+export interface EngineApi {
+  call<N extends OperationName>(name: N, params: ParamsOf<N>): Promise<ResultOf<N>>;
+}

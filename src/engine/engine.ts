@@ -1,0 +1,78 @@
+import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import { type Caller, type ClientHooks, OPERATIONS, type OperationName, type ResultOf } from "./api.js";
+import { EngineError } from "./errors.js";
+import { runOperation } from "./operations.js";
+import { WorkspaceHub } from "./workspaces.js";
+
+export interface EngineOptions {
+  /** The environment for the data directory, configuration and the servers (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** Keep each open workspace's index fresh with a watcher (default true). */
+  watch?: boolean;
+  /** Called with one-line warnings (a language server that cannot start, a failed sync). */
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * The engine: the one place that acts. It holds every workspace a client touched (its index open and
+ * kept fresh, its language servers warm, its branches) and serves any number of clients at once; front
+ * ends (the socket, MCP, HTTP) only carry requests to `call` and results back.
+ */
+export class Engine {
+  readonly startedAt = new Date().toISOString();
+  private readonly clients = new Map<string, Caller>();
+  private readonly hub: WorkspaceHub;
+  private closed = false;
+
+  constructor(options: EngineOptions = {}) {
+    this.hub = new WorkspaceHub({
+      env: options.env ?? process.env,
+      watch: options.watch ?? true,
+      onWarning: options.onWarning ?? (() => {}),
+    });
+  }
+
+  /** A new client (one connection): the hooks are how the engine asks it (and its user) questions. */
+  connect(name: string, hooks: ClientHooks): Caller {
+    const caller: Caller = { id: randomUUID(), name: name.slice(0, 200) || "client", hooks };
+    this.clients.set(caller.id, caller);
+    return caller;
+  }
+
+  /** The client is gone; its branches stay (listed, never lost). */
+  disconnect(caller: Caller): void {
+    this.clients.delete(caller.id);
+  }
+
+  get clientCount(): number {
+    return this.clients.size;
+  }
+
+  /** Runs one operation for `caller`; `params` is untrusted and checked against the operation's schema. */
+  async call<N extends OperationName>(caller: Caller, name: N, params: unknown): Promise<ResultOf<N>> {
+    if (this.closed) throw new EngineError("NO_ENGINE", "the engine is stopping");
+    if (!Object.hasOwn(OPERATIONS, name)) throw new EngineError("BAD_REQUEST", `no operation ${String(name)}`);
+    const schema: z.ZodTypeAny = OPERATIONS[name];
+    const parsed = schema.safeParse(params);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new EngineError(
+        "BAD_REQUEST",
+        `${name}: ${issue ? `${issue.path.join(".") || "parameters"}: ${issue.message}` : "bad parameters"}`,
+      );
+    }
+    return runOperation(this.hub, caller, name, parsed.data, {
+      pid: process.pid,
+      startedAt: this.startedAt,
+      clients: this.clients.size,
+    });
+  }
+
+  /** Stops everything: watchers, language servers; held branches are closed (kept on disk). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.hub.close();
+  }
+}
