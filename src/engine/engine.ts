@@ -52,7 +52,8 @@ export class Engine {
   /** Runs one operation for `caller`; `params` is untrusted and checked against the operation's schema. */
   async call<N extends OperationName>(caller: Caller, name: N, params: unknown): Promise<ResultOf<N>> {
     if (this.closed) throw new EngineError("NO_ENGINE", "the engine is stopping");
-    if (!Object.hasOwn(OPERATIONS, name)) throw new EngineError("BAD_REQUEST", `no operation ${String(name)}`);
+    if (!Object.hasOwn(OPERATIONS, name))
+      throw new EngineError("BAD_REQUEST", `no operation ${String(name)}`);
     const schema: z.ZodTypeAny = OPERATIONS[name];
     const parsed = schema.safeParse(params);
     if (!parsed.success) {
