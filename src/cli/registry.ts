@@ -54,6 +54,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "undo the last accept: the files it wrote get back what they held before",
     load: async () => (await import("./undo-command.js")).registerUndo,
   },
+  serve: {
+    summary: "run the engine: indexes and language servers kept warm for every client, over a socket",
+    load: async () => (await import("./serve-command.js")).registerServe,
+  },
   demo: {
     summary: "index and search a copy of the bundled examples/ project, offline",
     load: async () => (await import("./demo-command.js")).registerDemo,

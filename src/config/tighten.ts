@@ -82,6 +82,9 @@ const RULES: Record<string, Rule> = {
   "agent.testCommand": "confirm",
   "agent.temperature": "free",
   "agent.price": "free",
+  "engine.idleMinutes": {
+    refused: "the engine is yours, not a repository's; set it in ~/.config/umbra/config.json",
+  },
 };
 
 const MODE_ORDER = ["read-only", "workspace-write", "full-access"];
