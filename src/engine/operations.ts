@@ -397,6 +397,7 @@ export async function runOperation<N extends OperationName>(
 ): Promise<ResultOf<N>> {
   try {
     const ws = await hub.workspace(params.root);
+    ws.refresh();
     const handler = HANDLERS[name] as Handler<N>;
     return await handler(ws, params, caller, facts);
   } catch (error) {

@@ -33,15 +33,26 @@ export interface HubOptions {
   env: NodeJS.ProcessEnv;
   watch: boolean;
   onWarning: (message: string) => void;
+  /** A branch no request worked in for this long is let go (default 30 s). */
+  branchIdleMs?: number;
 }
 
-/** A branch the engine holds open, with who made it; one request at a time works in it. */
+const BRANCH_IDLE_MS = 30_000;
+
+/** Who made a branch, as the client said. */
+interface Maker {
+  label?: string;
+  client?: string;
+}
+
+/** A branch the engine holds open; one request at a time works in it. */
 interface Held {
   branch: Branch;
   files: Promise<BranchFiles>;
-  label?: string;
-  client?: string;
   queue: Promise<unknown>;
+  /** Let go after an idle time: written out, unmounted and no longer owned (another process may take it). */
+  released: boolean;
+  idle?: NodeJS.Timeout;
 }
 
 /** An open index, shared by the searches running on it; a newer one replaces it after a sync. */
@@ -57,7 +68,7 @@ interface IndexSlot {
  * branch by turns) and the branches clients work in.
  */
 export class Workspace {
-  readonly config: UmbraConfig;
+  private settings: { config: UmbraConfig; key: string; warnings: string[] };
   private slot: IndexSlot | undefined;
   private opening: Promise<IndexSlot> | undefined;
   private readonly stopWatching = new AbortController();
@@ -66,6 +77,7 @@ export class Workspace {
   private readonly sandboxes = new Map<boolean, Promise<WorkspaceSandbox>>();
   private lspHost: Promise<{ host: LspHost; serverBranch: Branch } | undefined> | undefined;
   private readonly held = new Map<string, Held>();
+  private readonly makers = new Map<string, Maker>();
   private userFiles: Promise<BranchFiles> | undefined;
   private counts: { of: OpenedIndex; files: number; chunks: number } | undefined;
 
@@ -73,7 +85,42 @@ export class Workspace {
     readonly root: string,
     private readonly options: HubOptions,
   ) {
-    this.config = loadConfig({ workspaceRoot: root, env: options.env, onWarning: options.onWarning });
+    this.settings = this.load();
+    for (const warning of this.settings.warnings) options.onWarning(warning);
+  }
+
+  get config(): UmbraConfig {
+    return this.settings.config;
+  }
+
+  private load(): { config: UmbraConfig; key: string; warnings: string[] } {
+    const warnings: string[] = [];
+    const config = loadConfig({
+      workspaceRoot: this.root,
+      env: this.options.env,
+      onWarning: (message) => warnings.push(message),
+    });
+    return { config, key: JSON.stringify(config), warnings };
+  }
+
+  /**
+   * Reads the configuration again (before every request: the user may have changed theirs, the
+   * repository its own); when it changed, the sandbox policies and the doors built from it are made anew.
+   */
+  refresh(): void {
+    const fresh = this.load();
+    if (fresh.key === this.settings.key) return;
+    this.settings = fresh;
+    for (const warning of fresh.warnings) this.options.onWarning(warning);
+    this.sandboxes.clear();
+    this.userFiles = undefined;
+    for (const held of this.held.values()) held.files = this.filesOf(held.branch);
+  }
+
+  private filesOf(branch: Branch): Promise<BranchFiles> {
+    const files = this.sandbox(false).then(({ policy }) => branch.files(accessRulesFor(policy, this.root)));
+    files.catch(() => undefined);
+    return files;
   }
 
   get env(): NodeJS.ProcessEnv {
@@ -246,26 +293,22 @@ export class Workspace {
 
   async create(caller: Caller, label: string | undefined): Promise<BranchSummary> {
     const branch = await fork(this.root, { env: this.env });
-    const held = this.hold(branch, { client: caller.id, ...(label ? { label } : {}) });
+    this.makers.set(branch.id, { client: caller.id, ...(label ? { label } : {}) });
+    const held = this.hold(branch);
+    this.idleLater(held);
     return this.summary(branch.id, held);
   }
 
-  private hold(branch: Branch, who: { client?: string; label?: string }): Held {
-    const held: Held = {
-      branch,
-      files: this.sandbox(false).then(({ policy }) => branch.files(accessRulesFor(policy, this.root))),
-      ...who,
-      queue: Promise.resolve(),
-    };
-    held.files.catch(() => undefined);
+  private hold(branch: Branch): Held {
+    const held: Held = { branch, files: this.filesOf(branch), queue: Promise.resolve(), released: false };
     this.held.set(branch.id, held);
     return held;
   }
 
-  /** The branch `id`, held by this engine (reopened from disk when an earlier engine made it). */
+  /** The branch `id`, held by this engine (opened from disk when it holds it not: made earlier, or let go). */
   private async branch(id: string): Promise<Held> {
     const found = this.held.get(id);
-    if (found && !found.branch.isDiscarded) return found;
+    if (found && !found.released && !found.branch.isDiscarded) return found;
     const info = (await listBranches(this.root, { env: this.env })).find((entry) => entry.id === id);
     if (!info || info.problem)
       throw new EngineError(
@@ -275,38 +318,75 @@ export class Workspace {
     if (info.ownerAlive && info.ownerPid !== process.pid)
       throw new EngineError("BUSY", `branch ${id} is in use by another process (pid ${info.ownerPid})`);
     const branch = await openBranch(this.root, id, { env: this.env });
-    return this.held.get(id) ?? this.hold(branch, {});
+    const again = this.held.get(id);
+    if (again && !again.released && !again.branch.isDiscarded) {
+      await branch.close().catch(() => undefined);
+      return again;
+    }
+    return this.hold(branch);
   }
 
   /**
    * Runs `use` in branch `id`, after the requests before it in that branch: requests of one branch never
-   * interleave (those of different branches run at once).
+   * interleave (those of different branches run at once). What a request wrote lives in the branch's
+   * layer when it ends, never only in this process's memory.
    */
   async inBranch<T>(id: string, use: (held: Held) => Promise<T>): Promise<T> {
-    const held = await this.branch(id);
-    const run = held.queue.then(() => {
-      if (held.branch.isDiscarded) throw new EngineError("NOT_FOUND", `branch ${id} was discarded`);
-      return use(held);
-    });
-    held.queue = run.catch(() => undefined);
-    return run;
+    for (;;) {
+      const held = await this.branch(id);
+      clearTimeout(held.idle);
+      const run = held.queue.then(async (): Promise<{ value: T } | undefined> => {
+        if (held.released) return undefined;
+        if (held.branch.isDiscarded) throw new EngineError("NOT_FOUND", `branch ${id} was discarded`);
+        try {
+          return { value: await use(held) };
+        } finally {
+          if (!held.branch.isDiscarded) await held.branch.materialize().catch(() => undefined);
+        }
+      });
+      held.queue = run.catch(() => undefined);
+      void held.queue.then(() => this.idleLater(held));
+      const done = await run;
+      if (done) return done.value;
+    }
+  }
+
+  /** Lets the branch go once no request came for the idle time. */
+  private idleLater(held: Held): void {
+    clearTimeout(held.idle);
+    held.idle = setTimeout(() => {
+      held.queue = held.queue.then(() => this.release(held));
+    }, this.options.branchIdleMs ?? BRANCH_IDLE_MS);
+    held.idle.unref();
+  }
+
+  private async release(held: Held): Promise<void> {
+    if (held.released) return;
+    held.released = true;
+    clearTimeout(held.idle);
+    if (this.held.get(held.branch.id) === held) this.held.delete(held.branch.id);
+    if (held.branch.isDiscarded) return;
+    await held.branch.materialize().catch(() => undefined);
+    await held.branch.close().catch(() => undefined);
   }
 
   async discard(id: string): Promise<void> {
     await this.inBranch(id, async (held) => {
       await held.branch.discard();
       this.held.delete(id);
+      this.makers.delete(id);
     });
   }
 
-  summary(id: string, held: Held | undefined, busy = false): BranchSummary {
+  summary(id: string, held: Held | undefined): BranchSummary {
+    const maker = this.makers.get(id);
     return {
       id,
       ...(held ? { mode: held.branch.mode, createdAt: held.branch.createdAt } : {}),
-      ...(held?.label ? { label: held.label } : {}),
-      ...(held?.client ? { client: held.client } : {}),
+      ...(maker?.label ? { label: maker.label } : {}),
+      ...(maker?.client ? { client: maker.client } : {}),
       held: held !== undefined,
-      busy,
+      busy: false,
     };
   }
 
@@ -320,8 +400,11 @@ export class Workspace {
       .map((info) => {
         const held = this.held.get(info.id);
         if (held) return this.summary(info.id, held);
+        const maker = this.makers.get(info.id);
         return {
           id: info.id,
+          ...(maker?.label ? { label: maker.label } : {}),
+          ...(maker?.client ? { client: maker.client } : {}),
           ...(info.mode ? { mode: info.mode } : {}),
           ...(info.createdAt ? { createdAt: info.createdAt } : {}),
           held: false,
@@ -363,7 +446,13 @@ export class Workspace {
       await entry.host.shutdown().catch(() => undefined);
       await entry.serverBranch.discard().catch(() => undefined);
     }
-    for (const held of this.held.values()) await held.branch.close().catch(() => undefined);
+    // each after the requests it has queued: what they wrote is written out before the branch is let go
+    await Promise.all(
+      [...this.held.values()].map((held) => {
+        held.queue = held.queue.then(() => this.release(held));
+        return held.queue;
+      }),
+    );
     this.held.clear();
     if (this.slot) {
       this.slot.retired = true;

@@ -11,6 +11,8 @@ import { EngineError } from "../../src/engine/errors.js";
 // The engine in this process, through the same connection type the front ends use: every operation's
 // behaviour, the trust rules on what a client sends, and the questions it asks the client.
 
+const CLI = join(import.meta.dirname, "..", "..", "dist", "cli", "main.js");
+
 let base: string;
 let root: string;
 let engine: Engine;
@@ -46,6 +48,14 @@ afterAll(async () => {
   await engine.close();
   rmSync(base, { recursive: true, force: true });
 });
+
+async function waitFor(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error("timed out waiting");
+}
 
 async function failure(promise: Promise<unknown>): Promise<EngineError> {
   const error = await promise.then(
@@ -116,6 +126,36 @@ describe("engine operations", () => {
     expect(hostile.code).toBe("NOT_FOUND");
   });
 
+  it("lets an idle branch go (written out, not owned) and takes it back on the next request", async () => {
+    const idle = new Engine({ watch: false, branchIdleMs: 50 });
+    const other = inProcess(idle, { name: "idle", hooks });
+    try {
+      const branch = await other.call("branchCreate", { root, label: "idle" });
+      await other.call("writeFile", { root, branch: branch.id, path: "kept.txt", content: "kept\n" });
+      await waitFor(async () => {
+        const listed = (await other.call("branchList", { root })).branches.find((b) => b.id === branch.id);
+        return listed?.held === false;
+      });
+      const listed = (await other.call("branchList", { root })).branches.find((b) => b.id === branch.id);
+      expect(listed).toMatchObject({ held: false, busy: false, label: "idle" });
+      const read = await other.call("readFile", { root, branch: branch.id, path: "kept.txt" });
+      expect(read.text).toContain("kept");
+      await waitFor(async () => {
+        const again = (await other.call("branchList", { root })).branches.find((b) => b.id === branch.id);
+        return again?.held === false;
+      });
+      // let go, the branch is the user's to accept from the CLI (another process)
+      execFileSync(process.execPath, [CLI, "shadow", "apply", branch.id, "--root", root], { stdio: "pipe" });
+      expect(readFileSync(join(root, "kept.txt"), "utf8")).toBe("kept\n");
+      rmSync(join(root, "kept.txt"));
+      const gone = await failure(other.call("readFile", { root, branch: branch.id, path: "kept.txt" }));
+      expect(gone.code).toBe("NOT_FOUND");
+    } finally {
+      await other.close();
+      await idle.close();
+    }
+  });
+
   it("runs commands sandboxed in the branch; network only when the client approves", async () => {
     const branch = await api.call("branchCreate", { root });
     const run = await api.call("run", {
@@ -159,6 +199,32 @@ describe("engine operations", () => {
     expect(accepted.discarded).toBe(true);
     expect(readFileSync(join(root, "NOTES.md"), "utf8")).toBe("notes\n");
     rmSync(join(root, "NOTES.md"));
+  });
+
+  it("accepts without asking only when the user's own config says so, never the repository's", async () => {
+    answers.accept = false;
+    mkdirSync(join(root, ".umbra"), { recursive: true });
+    writeFileSync(join(root, ".umbra", "config.json"), JSON.stringify({ mcp: { autoAccept: true } }));
+    const branch = await api.call("branchCreate", { root });
+    await api.call("writeFile", { root, branch: branch.id, path: "AUTO.md", content: "auto\n" });
+    const refused = await api.call("accept", { root, branch: branch.id });
+    expect(refused.confirmed).toBe(false);
+    expect(() => readFileSync(join(root, "AUTO.md"))).toThrow();
+    rmSync(join(root, ".umbra"), { recursive: true });
+    const userConfig = join(process.env.XDG_CONFIG_HOME ?? "", "umbra");
+    mkdirSync(userConfig, { recursive: true });
+    writeFileSync(join(userConfig, "config.json"), JSON.stringify({ mcp: { autoAccept: true } }));
+    try {
+      const asked = answers.asked.length;
+      const accepted = await api.call("accept", { root, branch: branch.id });
+      expect(accepted.confirmed).toBe(true);
+      expect(answers.asked.length).toBe(asked);
+      expect(readFileSync(join(root, "AUTO.md"), "utf8")).toBe("auto\n");
+    } finally {
+      rmSync(join(userConfig, "config.json"));
+      rmSync(join(root, "AUTO.md"), { force: true });
+      answers.accept = true;
+    }
   });
 
   it("searches (building the index when asked) and reports status", async () => {
