@@ -75,7 +75,7 @@ async function status(place: EnginePlace, env: NodeJS.ProcessEnv, json: boolean)
     const info = await engine.info();
     if (json) return printJson({ running: true, socket: place.socket, ...info });
     process.stdout.write(
-      `engine running: pid ${info.pid}, ${info.clients} client(s), up ${duration(info.uptimeSeconds)}` +
+      `engine running: pid ${info.pid}, ${info.clients} client(s), ${info.calls} call(s), up ${duration(info.uptimeSeconds)}` +
         `${info.idleMinutes > 0 ? `, stops after ${info.idleMinutes} idle minute(s)` : ""}\n` +
         `socket ${place.socket}\n`,
     );
@@ -126,7 +126,7 @@ export function registerServe(program: Command): void {
     .option("--status", "say whether an engine runs: pid, clients, uptime (exit 1 when none runs)")
     .option(
       "--json",
-      "with --status: print {running, socket, pid, startedAt, clients, uptimeSeconds, idleMinutes}",
+      "with --status: print {running, socket, pid, startedAt, clients, uptimeSeconds, calls, idleMinutes}",
     )
     .action(async (flags: ServeFlags) => {
       if (flags.stop && flags.status) throw new UsageError("--stop and --status exclude each other");

@@ -41,6 +41,8 @@ export interface EngineInfo {
   /** Connections that said hello, now. */
   clients: number;
   uptimeSeconds: number;
+  /** Operations called since it started (by every client). */
+  calls: number;
   /** The idle time after which the engine stops (0: never). */
   idleMinutes: number;
 }

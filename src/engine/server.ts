@@ -100,6 +100,7 @@ export async function listenEngine(engine: EngineCore, options: ListenOptions): 
   server.maxConnections = MAX_CONNECTIONS;
   const sockets = new Set<Socket>();
   let inFlight = 0;
+  let calls = 0;
   let lastActivity = Date.now();
   const touch = () => {
     lastActivity = Date.now();
@@ -144,6 +145,7 @@ export async function listenEngine(engine: EngineCore, options: ListenOptions): 
     startedAt: engine.startedAt,
     clients: engine.clientCount,
     uptimeSeconds: Math.round((Date.now() - Date.parse(engine.startedAt)) / 1000),
+    calls,
     idleMinutes: options.idleMs / 60_000,
   });
 
@@ -222,6 +224,7 @@ export async function listenEngine(engine: EngineCore, options: ListenOptions): 
         if (!caller) throw new EngineError("BAD_REQUEST", "say hello first");
         const call = callParams.safeParse(params);
         if (!call.success) throw new EngineError("BAD_REQUEST", "call: expected {name, params}");
+        calls++;
         return engine.call(caller, call.data.name as OperationName, call.data.params);
       }),
     );
