@@ -50,8 +50,7 @@ async function serve(place: EnginePlace, env: NodeJS.ProcessEnv, idleMinutes: nu
       void server.stop("signal");
       process.once("SIGINT", () => process.exit(130));
     };
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, onSignal);
     process.stderr.write(
       `umbra: engine ${process.pid} listening on ${place.socket}` +
         `${idleMinutes > 0 ? ` (stops after ${idleMinutes} idle minute(s))` : ""}\n`,

@@ -66,6 +66,8 @@ function startServe(place: EnginePlace, env: NodeJS.ProcessEnv): Promise<number 
   try {
     if (fstatSync(log).size > MAX_LOG_BYTES) ftruncateSync(log, 0);
     const child = spawn(process.execPath, [MAIN, "serve"], {
+      // not the client's folder: the engine outlives it, and may not keep a workspace's folder busy
+      cwd: place.dir,
       detached: true,
       stdio: ["ignore", log, log],
       env,

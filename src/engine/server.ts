@@ -14,7 +14,7 @@ import type { Engine } from "./engine.js";
 import { EngineError } from "./errors.js";
 import { FrameGuard } from "./frame-guard.js";
 import type { EnginePlace } from "./place.js";
-import { socketAddress } from "./place.js";
+import { socketPath } from "./place.js";
 import {
   callParams,
   ENGINE_ERROR_CODE,
@@ -94,8 +94,8 @@ function responseError(error: unknown): ResponseError<{ code: string; message: s
  */
 export async function listenEngine(engine: EngineCore, options: ListenOptions): Promise<EngineServer> {
   const { place } = options;
-  removeStaleSocket(place.socket);
-  const address = socketAddress(place);
+  const path = socketPath(place);
+  removeStaleSocket(path);
   const server = createServer();
   server.maxConnections = MAX_CONNECTIONS;
   const sockets = new Set<Socket>();
@@ -134,7 +134,6 @@ export async function listenEngine(engine: EngineCore, options: ListenOptions): 
       }, 2000);
       await closed;
       clearTimeout(cut);
-      address.release();
       reportStopped(reason);
     })();
     return stopping;
@@ -243,17 +242,16 @@ export async function listenEngine(engine: EngineCore, options: ListenOptions): 
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(address.address, () => {
+      server.listen(path, () => {
         server.off("error", reject);
         resolve();
       });
     });
   } catch (error) {
-    address.release();
-    throw new EngineError("UNAVAILABLE", `cannot listen on ${place.socket}: ${errorCode(error) ?? error}`);
+    throw new EngineError("UNAVAILABLE", `cannot listen on ${path}: ${errorCode(error) ?? error}`);
   } finally {
     process.umask(umask);
   }
-  chmodSync(place.socket, 0o600);
+  chmodSync(path, 0o600);
   return { stopped, stop };
 }

@@ -17,46 +17,48 @@ import type {
   ResultOf,
 } from "./api.js";
 import { EngineError } from "./errors.js";
-import { type EnginePlace, privateEngineDir, socketAddress } from "./place.js";
+import { type EnginePlace, privateEngineDir, socketPath } from "./place.js";
 import { type EngineInfo, engineErrorOf, type HelloResult, METHODS, PROTOCOL_VERSION } from "./protocol.js";
 
 /** An engine that does not answer its hello in this long is taken as not running. */
 const HELLO_TIMEOUT_MS = 15_000;
 
-/** A connected socket to the running engine; undefined when none runs (no socket, or nobody listens). */
+/**
+ * A connected socket to the running engine; undefined when none runs (no socket, or nobody listens).
+ * NO_ENGINE when one could not be used: a path the kernel would not take, a folder that is not private.
+ */
 async function dial(place: EnginePlace, env: NodeJS.ProcessEnv): Promise<Socket | undefined> {
+  const unusable = (error: unknown) =>
+    new EngineError("NO_ENGINE", error instanceof Error ? error.message : String(error));
+  let path: string;
   try {
-    if (!lstatSync(place.socket).isSocket()) return undefined;
+    path = socketPath(place);
+  } catch (error) {
+    throw unusable(error);
+  }
+  try {
+    if (!lstatSync(path).isSocket()) return undefined;
   } catch {
     return undefined;
   }
-  const address = (() => {
-    try {
-      privateEngineDir(place, env, false);
-      return socketAddress(place);
-    } catch (error) {
-      throw new EngineError("NO_ENGINE", error instanceof Error ? error.message : String(error));
-    }
-  })();
   try {
-    return await new Promise<Socket | undefined>((resolve, reject) => {
-      const socket = connect(address.address);
-      socket.once("connect", () => {
-        socket.removeAllListeners("error");
-        resolve(socket);
-      });
-      socket.once("error", (error) => {
-        const code = errorCode(error);
-        if (code === "ECONNREFUSED" || code === "ENOENT") resolve(undefined);
-        else
-          reject(
-            new EngineError("NO_ENGINE", `cannot reach the engine at ${place.socket}: ${code ?? error}`),
-          );
-      });
-    });
-  } finally {
-    address.release();
+    privateEngineDir(place, env, false);
+  } catch (error) {
+    throw unusable(error);
   }
+  return new Promise<Socket | undefined>((resolve, reject) => {
+    const socket = connect(path);
+    socket.once("connect", () => {
+      socket.removeAllListeners("error");
+      resolve(socket);
+    });
+    socket.once("error", (error) => {
+      const code = errorCode(error);
+      if (code === "ECONNREFUSED" || code === "ENOENT") resolve(undefined);
+      else
+        reject(new EngineError("NO_ENGINE", `cannot reach the engine at ${place.socket}: ${code ?? error}`));
+    });
+  });
 }
 
 /** One connection to the running engine (`umbra serve`) over its socket. */

@@ -1,11 +1,13 @@
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { lstatSync, readFileSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openEngine } from "../../src/engine/client.js";
 import { enginePlace } from "../../src/engine/place.js";
-import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
+import { CLI, requireBuiltCli, umbraSync } from "../helpers/cli.js";
 import { processesOf, startServe, stopEngines } from "../helpers/engine.js";
 import { waitUntil } from "../helpers/wait.js";
 import { cleanup, copyExamples, tempDir } from "../helpers/workspace.js";
@@ -92,23 +94,53 @@ describe("umbra serve", () => {
     }
   });
 
+  it("is out of reach of sandboxed commands, and with a socket path the kernel would not take, not started", async () => {
+    // a data folder outside /tmp (the sandbox's /tmp is its own): the socket shows there, and is covered
+    const data = await mkdtemp(join(homedir(), ".umbra-test-engine-"));
+    const root = await copyExamples();
+    const outside = { ...env, UMBRA_HOME: data };
+    try {
+      await startServe(outside);
+      const probe = `require("node:net").connect(${JSON.stringify(enginePlace(outside).socket)}).on("connect", () => process.exit(0)).on("error", (e) => { console.log(e.code); process.exit(3); })`;
+      const run = umbraSync(outside, ["run", "--root", root, "--", process.execPath, "-e", probe]);
+      expect([run.code, run.stdout.trim()]).toEqual([3, "EACCES"]);
+    } finally {
+      await stopEngines(outside);
+      await cleanup(data, join(root, ".."));
+    }
+
+    const deep = { ...env, UMBRA_HOME: join(home, "d".repeat(60), "e".repeat(60)) };
+    const serve = umbraSync(deep, ["serve"]);
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toMatch(/^umbra: the engine's socket path .* set UMBRA_HOME to a shorter folder\n$/);
+  });
+
   it("stops by itself when idle: after --idle-minutes, else after engine.idleMinutes of the user's config", async () => {
-    const flagged = await startServe(env, ["--idle-minutes", "0.005"]);
-    const [code] = await once(flagged, "exit");
-    expect(code).toBe(0);
+    /** `umbra serve ARGS` run to its end: its exit status and what it said. */
+    const served = async (args: string[]) => {
+      const child = spawn(process.execPath, [CLI, "serve", ...args], {
+        env,
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (data: Buffer) => {
+        stderr += data.toString("utf8");
+      });
+      const [code] = await once(child, "exit");
+      return { code, stderr };
+    };
+    const flagged = await served(["--idle-minutes", "0.005"]);
+    expect(flagged.code).toBe(0);
+    expect(flagged.stderr).toMatch(/listening on .*\n.*stopped \(idle\)\n$/);
 
     await mkdir(join(home, "config", "umbra"), { recursive: true });
     await writeFile(
       join(home, "config", "umbra", "config.json"),
       JSON.stringify({ engine: { idleMinutes: 0.005 } }),
     );
-    const configured = await startServe(env);
-    let stderr = "";
-    configured.stderr?.on("data", (data: Buffer) => {
-      stderr += data.toString("utf8");
-    });
-    expect(await once(configured, "exit")).toEqual([0, null]);
-    expect(stderr).toMatch(/stopped \(idle\)/);
+    const configured = await served([]);
+    expect(configured.code).toBe(0);
+    expect(configured.stderr).toMatch(/\(stops after 0.005 idle minute\(s\)\)\n.*stopped \(idle\)\n$/);
 
     const bad = umbra(["serve", "--idle-minutes", "soon"]);
     expect([bad.code, bad.stderr]).toEqual([

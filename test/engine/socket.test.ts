@@ -5,6 +5,7 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Caller, ClientHooks } from "../../src/engine/api.js";
+import { openEngine } from "../../src/engine/client.js";
 import { EngineError } from "../../src/engine/errors.js";
 import { enginePlace, MAX_SOCKET_PATH_BYTES, privateEngineDir } from "../../src/engine/place.js";
 import { type EngineCore, type EngineServer, holdServeLock, listenEngine } from "../../src/engine/server.js";
@@ -236,22 +237,18 @@ describe("the engine's socket", () => {
     await waitUntil(() => core.clientCount === 0, "the engine to let the client go");
   });
 
-  it("takes a socket path longer than the kernel's 107 bytes, through the folder's descriptor", async () => {
-    const deep = join(home, "d".repeat(60), "e".repeat(60));
-    env = { ...process.env, UMBRA_HOME: deep };
+  it("refuses a socket path longer than the kernel's 107 bytes with one line, on both sides", async () => {
+    env = { ...process.env, UMBRA_HOME: join(home, "d".repeat(60), "e".repeat(60)) };
     const place = enginePlace(env);
     expect(Buffer.byteLength(place.socket)).toBeGreaterThan(MAX_SOCKET_PATH_BYTES);
-    await serve();
-    expect(lstatSync(place.socket).isSocket()).toBe(true);
-    expect(lstatSync(place.socket).mode & 0o777).toBe(0o600);
-    const engine = await client();
-    expect(await engine.call("search", { root: "/w", query: "deep" })).toMatchObject({
-      params: { query: "deep" },
-    });
-    await engine.close();
-    await server?.stop("done");
-    server = undefined;
+    const why = `the engine's socket path ${place.socket} is longer than the 107 bytes a unix socket may have: set UMBRA_HOME to a shorter folder`;
+    const listening = await failure(serve());
+    expect([listening.code, listening.message]).toEqual(["UNAVAILABLE", why]);
     expect(existsSync(place.socket)).toBe(false);
+    const connecting = await failure(client());
+    expect([connecting.code, connecting.message]).toEqual(["NO_ENGINE", why]);
+    const starting = await failure(openEngine({ name: "test", env }));
+    expect([starting.code, starting.message]).toEqual(["NO_ENGINE", why]);
   });
 
   it("refuses an engine folder that is a link or open to others, on both sides", async () => {
