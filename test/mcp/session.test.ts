@@ -1,0 +1,236 @@
+import { mkdir, realpath } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ClientHooks } from "../../src/engine/api.js";
+import type { EngineConnection, OpenEngineOptions } from "../../src/engine/client.js";
+import { EngineError } from "../../src/engine/errors.js";
+import { McpSession } from "../../src/mcp/session.js";
+import { type Answer, approve, callTool, refuse, TOOL_NAMES, testClient } from "../helpers/mcp.js";
+import { cleanup, tempDir } from "../helpers/workspace.js";
+
+/**
+ * An MCP session in this process against a fake engine connection (tests only): what the session
+ * sends the engine, what it makes of the engine's answers and errors, and how the engine's questions
+ * reach the user through elicitation. The real engine behind the same tools: stdio.test.ts, http.test.ts.
+ */
+
+interface Recorded {
+  name: string;
+  params: Record<string, unknown>;
+}
+
+/** A fake engine: records calls, answers with `answer` (which may ask the client's hooks). */
+function fakeEngine(
+  answer: (name: string, params: Record<string, unknown>, hooks: ClientHooks) => Promise<unknown>,
+) {
+  const state = { calls: [] as Recorded[], opened: [] as OpenEngineOptions[], closed: 0 };
+  const open = async (options: OpenEngineOptions): Promise<EngineConnection> => {
+    state.opened.push(options);
+    return {
+      call: async (name: string, params: Record<string, unknown>) => {
+        state.calls.push({ name, params });
+        return answer(name, params, options.hooks);
+      },
+      close: async () => {
+        state.closed++;
+      },
+    } as unknown as EngineConnection;
+  };
+  return { state, open };
+}
+
+let dir: string;
+let root: string;
+const open: { session: McpSession; client: Client }[] = [];
+
+beforeEach(async () => {
+  dir = await tempDir("mcp-session");
+  root = join(dir, "ws");
+  await mkdir(root);
+  root = await realpath(root);
+});
+afterEach(async () => {
+  for (const { session, client } of open.splice(0)) {
+    await client.close();
+    await session.close();
+  }
+  await cleanup(dir);
+});
+
+async function connect(
+  engine: ReturnType<typeof fakeEngine>,
+  options: { root?: string; answer?: Answer; roots?: string[] } = { root: "" },
+) {
+  const session = new McpSession({
+    ...(options.root !== undefined ? { root: options.root || root } : {}),
+    env: process.env,
+    log: () => {},
+    open: engine.open,
+  });
+  const { client, questions } = testClient(
+    options.answer,
+    options.roots ? { roots: { listChanged: true } } : {},
+  );
+  const roots = options.roots;
+  if (roots)
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: roots.map((path) => ({ uri: pathToFileURL(path).href })),
+    }));
+  const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+  await session.connect(serverEnd);
+  await client.connect(clientEnd);
+  open.push({ session, client });
+  return { session, client, questions };
+}
+
+const echo = fakeEngine(async (name, params) => ({ name, params, text: "ok" }));
+
+describe("umbra mcp session", () => {
+  it("lists the 20 tools with descriptions, annotations and input schemas without root", async () => {
+    const { client } = await connect(echo);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(TOOL_NAMES);
+    for (const tool of tools) {
+      expect(tool.description?.length ?? 0).toBeGreaterThan(60);
+      expect(tool.inputSchema.type).toBe("object");
+      expect(Object.keys(tool.inputSchema.properties ?? {})).not.toContain("root");
+      expect(tool.annotations?.readOnlyHint).toBeTypeOf("boolean");
+    }
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect(byName.get("edit")?.inputSchema.required?.sort()).toEqual(["branch", "path", "replace", "search"]);
+    expect(byName.get("run")?.description).toMatch(/network: true/);
+    expect(byName.get("accept")?.annotations?.destructiveHint).toBe(true);
+    expect(byName.get("read_file")?.annotations?.readOnlyHint).toBe(true);
+  });
+
+  it("calls the engine in the session's workspace, whatever root the agent sends", async () => {
+    const engine = fakeEngine(async () => ({
+      path: "a.ts",
+      startLine: 2,
+      endLine: 3,
+      totalLines: 9,
+      text: "b\nc\n",
+    }));
+    const { client } = await connect(engine);
+    const read = await callTool(client, "read_file", { path: "a.ts", startLine: 2, root: "/etc" });
+    expect(engine.state.calls).toEqual([{ name: "readFile", params: { path: "a.ts", startLine: 2, root } }]);
+    expect(read.isError).toBe(false);
+    expect(read.data).toMatchObject({ path: "a.ts", totalLines: 9 });
+    expect(read.text).toBe("a.ts (lines 2-3 of 9)\n2| b\n3| c\n(6 more lines: read on with startLine 4)");
+    await callTool(client, "status");
+    expect(engine.state.calls[1]).toEqual({ name: "status", params: { root } });
+    // one connection for the session, named after the client
+    expect(engine.state.opened.map((options) => options.name)).toEqual(["umbra-test"]);
+  });
+
+  it("turns engine errors and bad arguments into error results the model can read", async () => {
+    const engine = fakeEngine(async () => {
+      throw new EngineError("REFUSED", ".env is hidden\nsecond line");
+    });
+    const { client } = await connect(engine);
+    const refused = await callTool(client, "read_file", { path: ".env" });
+    expect(refused).toMatchObject({ isError: true, text: ".env is hidden" });
+    const bad = await callTool(client, "read_file", { startLine: 0 });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toMatch(/path/);
+    expect(engine.state.calls).toHaveLength(1);
+  });
+
+  it("releases its engine connection when it closes", async () => {
+    const engine = fakeEngine(async () => ({ branches: [] }));
+    const { session, client } = await connect(engine);
+    await callTool(client, "branch_list");
+    expect(engine.state.closed).toBe(0);
+    await session.close();
+    expect(engine.state.closed).toBe(1);
+  });
+
+  describe("the engine's questions", () => {
+    const asking = fakeEngine(async (name, params, hooks) => {
+      if (name === "run") {
+        const ran = await hooks.approveNetwork({
+          command: String(params.command),
+          reason: "fetch packages",
+          branch: String(params.branch),
+        });
+        return { ran, text: ran ? "ran" : "network not approved" };
+      }
+      const confirmed = await hooks.confirmAccept({
+        branch: String(params.branch),
+        summary: "1 file to write",
+        diffstat: [{ path: "math.ts", added: 2, removed: 1 }],
+      });
+      const report = { written: confirmed, applied: [], unchanged: [], conflicts: [], refused: [] };
+      return { ...report, confirmed, discarded: false, message: confirmed ? "accepted" : "not confirmed" };
+    });
+    const run = { branch: "b1", command: "npm install", network: true, reason: "fetch packages" };
+
+    it("asks the user through elicitation and takes their answer", async () => {
+      const yes = await connect(asking, { root: "", answer: approve });
+      expect((await callTool(yes.client, "run", run)).data.ran).toBe(true);
+      expect(yes.questions[0]).toMatch(/npm install/);
+      expect(yes.questions[0]).toMatch(/fetch packages/);
+      expect(yes.questions[0]).toMatch(/b1/);
+      expect((await callTool(yes.client, "accept", { branch: "b1" })).data.confirmed).toBe(true);
+      expect(yes.questions[1]).toMatch(/math\.ts {2}\+2 -1/);
+
+      const no = await connect(asking, { root: "", answer: refuse });
+      expect((await callTool(no.client, "run", run)).data.ran).toBe(false);
+      expect((await callTool(no.client, "accept", { branch: "b1" })).data.confirmed).toBe(false);
+      const declined = await connect(asking, { root: "", answer: () => ({ action: "decline" }) });
+      expect((await callTool(declined.client, "run", run)).data.ran).toBe(false);
+    });
+
+    it("answers no without asking when the client cannot ask", async () => {
+      const { client, questions } = await connect(asking);
+      expect((await callTool(client, "run", run)).data.ran).toBe(false);
+      expect((await callTool(client, "accept", { branch: "b1" })).data.confirmed).toBe(false);
+      expect(questions).toEqual([]);
+    });
+
+    it("shows the agent's words without control sequences", async () => {
+      const yes = await connect(asking, { root: "", answer: approve });
+      await callTool(yes.client, "run", { ...run, command: "echo \u001b]52;c;aGk=\u0007hi\u001b[2J" });
+      expect(yes.questions[0]).toMatch(/echo hi/);
+      expect(yes.questions[0]).not.toContain("\u001b");
+    });
+  });
+
+  describe("the workspace", () => {
+    it("takes the client's first root that is a real folder, never / or the home folder, once", async () => {
+      const second = join(dir, "second");
+      await mkdir(second);
+      const engine = fakeEngine(async () => ({ branches: [] }));
+      const { client } = await connect(engine, {
+        roots: ["/", homedir(), join(dir, "missing"), root, second],
+      });
+      await callTool(client, "branch_list");
+      await client.sendRootsListChanged();
+      await callTool(client, "branch_list");
+      expect(engine.state.calls.map((call) => call.params.root)).toEqual([root, root]);
+    });
+
+    it("prefers --root to the client's roots", async () => {
+      const other = join(dir, "other");
+      await mkdir(other);
+      const engine = fakeEngine(async () => ({ branches: [] }));
+      const { client } = await connect(engine, { root: other, roots: [root] });
+      await callTool(client, "branch_list");
+      expect(engine.state.calls[0]?.params.root).toBe(await realpath(other));
+    });
+
+    it("refuses a --root that does not exist, as a tool error", async () => {
+      const engine = fakeEngine(async () => ({ branches: [] }));
+      const { client } = await connect(engine, { root: join(dir, "missing") });
+      const result = await callTool(client, "branch_list");
+      expect(result.isError).toBe(true);
+      expect(result.text).toMatch(/does not exist/);
+      expect(engine.state.opened).toHaveLength(0);
+    });
+  });
+});
