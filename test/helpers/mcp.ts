@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, ClientCapabilities, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientHooks } from "../../src/engine/api.js";
+import type { EngineConnection, OpenEngineOptions } from "../../src/engine/client.js";
 import { tempDir } from "./workspace.js";
 
 /** The 20 tools `umbra mcp` serves. */
@@ -92,4 +94,29 @@ export async function callTool(
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
   const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
   return { text, data: result.structuredContent ?? {}, isError: result.isError === true };
+}
+
+interface Recorded {
+  name: string;
+  params: Record<string, unknown>;
+}
+
+/** A fake engine connection (tests only): records calls, answers with `answer` (which may ask the client's hooks). */
+export function fakeEngine(
+  answer: (name: string, params: Record<string, unknown>, hooks: ClientHooks) => Promise<unknown>,
+) {
+  const state = { calls: [] as Recorded[], opened: [] as OpenEngineOptions[], closed: 0 };
+  const open = async (options: OpenEngineOptions): Promise<EngineConnection> => {
+    state.opened.push(options);
+    return {
+      call: async (name: string, params: Record<string, unknown>) => {
+        state.calls.push({ name, params });
+        return answer(name, params, options.hooks);
+      },
+      close: async () => {
+        state.closed++;
+      },
+    } as unknown as EngineConnection;
+  };
+  return { state, open };
 }

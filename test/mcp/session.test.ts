@@ -6,11 +6,17 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ClientHooks } from "../../src/engine/api.js";
-import type { EngineConnection, OpenEngineOptions } from "../../src/engine/client.js";
 import { EngineError } from "../../src/engine/errors.js";
 import { McpSession } from "../../src/mcp/session.js";
-import { type Answer, approve, callTool, refuse, TOOL_NAMES, testClient } from "../helpers/mcp.js";
+import {
+  type Answer,
+  approve,
+  callTool,
+  fakeEngine,
+  refuse,
+  TOOL_NAMES,
+  testClient,
+} from "../helpers/mcp.js";
 import { cleanup, tempDir } from "../helpers/workspace.js";
 
 /**
@@ -18,31 +24,6 @@ import { cleanup, tempDir } from "../helpers/workspace.js";
  * sends the engine, what it makes of the engine's answers and errors, and how the engine's questions
  * reach the user through elicitation. The real engine behind the same tools: stdio.test.ts, http.test.ts.
  */
-
-interface Recorded {
-  name: string;
-  params: Record<string, unknown>;
-}
-
-/** A fake engine: records calls, answers with `answer` (which may ask the client's hooks). */
-function fakeEngine(
-  answer: (name: string, params: Record<string, unknown>, hooks: ClientHooks) => Promise<unknown>,
-) {
-  const state = { calls: [] as Recorded[], opened: [] as OpenEngineOptions[], closed: 0 };
-  const open = async (options: OpenEngineOptions): Promise<EngineConnection> => {
-    state.opened.push(options);
-    return {
-      call: async (name: string, params: Record<string, unknown>) => {
-        state.calls.push({ name, params });
-        return answer(name, params, options.hooks);
-      },
-      close: async () => {
-        state.closed++;
-      },
-    } as unknown as EngineConnection;
-  };
-  return { state, open };
-}
 
 let dir: string;
 let root: string;
