@@ -37,6 +37,12 @@ function resultText<N extends ToolOperation>(operation: N, result: ResultOf<N>):
   }
 }
 
+/** A result that says the tool did not do its work (the agent's tools' failures, a command not run). */
+function failed(result: unknown): boolean {
+  const { ok, ran } = result as { ok?: unknown; ran?: unknown };
+  return ok === false || ran === false;
+}
+
 /**
  * One MCP session (a client over stdio, or one HTTP session): an MCP server whose tools call the engine
  * through one connection of its own (its own caller, so its own branches and questions). The workspace
@@ -97,10 +103,12 @@ export class McpSession {
       const { connection, root } = await this.attach();
       // the arguments passed the tool's schema, which is the operation's without root; the engine checks
       // them again against the operation's own schema
-      const result = await connection.call(operation, { ...args, root } as ParamsOf<N>);
+      const params = { ...args, ...TOOLS[operation].fixed, root } as ParamsOf<N>;
+      const result = await connection.call(operation, params);
       return {
         content: [{ type: "text", text: resultText(operation, result) }],
         structuredContent: result as unknown as Record<string, unknown>,
+        ...(failed(result) ? { isError: true } : {}),
       };
     } catch (error) {
       return { content: [{ type: "text", text: errorLine(error) }], isError: true };

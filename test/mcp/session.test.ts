@@ -90,23 +90,28 @@ describe("umbra mcp session", () => {
   });
 
   it("calls the engine in the session's workspace, whatever root the agent sends", async () => {
-    const engine = fakeEngine(async () => ({
-      path: "a.ts",
-      startLine: 2,
-      endLine: 3,
-      totalLines: 9,
-      text: "b\nc\n",
-    }));
+    const engine = fakeEngine(async () => ({ ok: true, text: "a.ts\n2| b" }));
     const { client } = await connect(engine);
     const read = await callTool(client, "read_file", { path: "a.ts", startLine: 2, root: "/etc" });
     expect(engine.state.calls).toEqual([{ name: "readFile", params: { path: "a.ts", startLine: 2, root } }]);
-    expect(read.isError).toBe(false);
-    expect(read.data).toMatchObject({ path: "a.ts", totalLines: 9 });
-    expect(read.text).toBe("a.ts (lines 2-3 of 9)\n2| b\n3| c\n(6 more lines: read on with startLine 4)");
+    expect(read).toEqual({ isError: false, text: "a.ts\n2| b", data: { ok: true, text: "a.ts\n2| b" } });
     await callTool(client, "status");
     expect(engine.state.calls[1]).toEqual({ name: "status", params: { root } });
+    // search builds a missing index (an agent cannot run umbra index)
+    await callTool(client, "search", { query: "add", build: false });
+    expect(engine.state.calls[2]).toEqual({
+      name: "search",
+      params: { query: "add", limit: 10, build: true, root },
+    });
     // one connection for the session, named after the client
     expect(engine.state.opened.map((options) => options.name)).toEqual(["umbra-test"]);
+  });
+
+  it("marks a tool that did not do its work as an error, with what it did", async () => {
+    const engine = fakeEngine(async () => ({ ok: false, text: "no match for search in a.ts" }));
+    const { client } = await connect(engine);
+    const edit = await callTool(client, "edit", { branch: "b", path: "a.ts", search: "x", replace: "y" });
+    expect(edit).toMatchObject({ isError: true, text: "no match for search in a.ts", data: { ok: false } });
   });
 
   it("turns engine errors and bad arguments into error results the model can read", async () => {
