@@ -27,9 +27,9 @@ export const INSTRUCTIONS = [
   "write_file change only the branch, and run executes commands sandboxed inside the branch. The user's",
   "folder is never written except by an accept the user confirms. Commands have no network unless you",
   "ask with network: true and a reason, and the user approves. Protected files (.git/config, git hooks,",
-  "editor and umbra settings, ignore files) are read-only; hidden files (ignored secrets such as .env)",
-  "are invisible to every tool and command. When done: diff to review, then accept to ask the user to",
-  "merge the branch into their folder.",
+  "editor and umbra settings, ignore files) are read-only; hidden files (those the user's .umbraignore,",
+  ".cursorignore or settings hide, e.g. secrets) are invisible to every tool and command. When done:",
+  "diff to review, then accept to ask the user to merge the branch into their folder.",
 ].join(" ");
 
 /** The operations that are tools. */
@@ -53,7 +53,7 @@ const BRANCH_WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: fa
 
 const WHERE_READ =
   "Without `branch` it reads the user's folder (read-only); with `branch` it reads that branch, edits included. " +
-  "Ignore-aware; hidden (ignored secret) files are invisible.";
+  "Hidden files (.umbraignore, .cursorignore, the user's settings) are invisible; git-ignored ones are readable.";
 const WHERE_WRITE =
   "Changes only the branch `branch` (from branch_create), never the user's folder. Protected files " +
   "(.git/config, git hooks, editor/umbra settings, ignore files) are read-only and hidden files invisible. " +

@@ -36,8 +36,8 @@ export const MATH_TS = "export function add(a: number, b: number): number {\n  r
 export const USE_TS = 'import { add } from "./math";\n\nexport const three: number = add(1, 2);\n';
 
 /**
- * A small git repository: two TypeScript files (one using the other), a tsconfig, and an ignored
- * secret (.env, hidden from every tool). Returns its folder (inside a temporary parent to clean up).
+ * A small git repository: two TypeScript files (one using the other), a tsconfig, and a secret the
+ * user hides from agents (.env, in .umbraignore). Returns its folder (inside a temporary parent to clean up).
  */
 export async function gitFixture(): Promise<string> {
   const root = join(await tempDir("mcp-ws"), "repo");
@@ -46,6 +46,7 @@ export async function gitFixture(): Promise<string> {
   await writeFile(join(root, "use.ts"), USE_TS);
   await writeFile(join(root, "tsconfig.json"), '{ "compilerOptions": { "strict": true, "noEmit": true } }\n');
   await writeFile(join(root, ".gitignore"), ".env\n");
+  await writeFile(join(root, ".umbraignore"), ".env\n");
   await writeFile(join(root, ".env"), "SECRET=hunter2\n");
   const git = (...args: string[]) =>
     execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: root });
