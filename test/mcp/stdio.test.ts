@@ -148,9 +148,8 @@ describe("umbra mcp over stdio", () => {
     expect(await readFile(join(root, "math.ts"), "utf8")).toBe(MATH_TS);
   });
 
-  it("asks the user for network and accepts, and takes no for an answer", async () => {
-    const before = await fingerprint(root);
-    const { client, questions } = await connect({ answer: refuse });
+  /** In a new branch with a change: a command that asks for network, then an accept. */
+  async function askBoth(client: Client) {
     const branch = String((await callTool(client, "branch_create")).data.id);
     await callTool(client, "write_file", {
       branch,
@@ -163,10 +162,16 @@ describe("umbra mcp over stdio", () => {
       network: true,
       reason: "download the packages",
     });
+    return { branch, net, accept: await callTool(client, "accept", { branch }) };
+  }
+
+  it("asks the user for network and accepts, and takes no for an answer", async () => {
+    const before = await fingerprint(root);
+    const { client, questions } = await connect({ answer: refuse });
+    const { net, accept } = await askBoth(client);
     expect(net).toMatchObject({ isError: true, data: { ran: false } });
     expect(questions[0]).toMatch(/echo fetched/);
     expect(questions[0]).toMatch(/download the packages/);
-    const accept = await callTool(client, "accept", { branch });
     expect(accept.data).toMatchObject({ confirmed: false, written: false });
     expect(questions).toHaveLength(2);
     expect(await fingerprint(root)).toBe(before);
@@ -175,21 +180,9 @@ describe("umbra mcp over stdio", () => {
   it("denies network and accepts with a clear note when the client cannot ask", async () => {
     const before = await fingerprint(root);
     const { client } = await connect();
-    const branch = String((await callTool(client, "branch_create")).data.id);
-    await callTool(client, "write_file", {
-      branch,
-      path: "calc.js",
-      content: "export const mul = () => 0;\n",
-    });
-    const net = await callTool(client, "run", {
-      branch,
-      command: "echo fetched",
-      network: true,
-      reason: "x",
-    });
+    const { branch, net, accept } = await askBoth(client);
     expect(net).toMatchObject({ isError: true, data: { ran: false } });
     expect(net.text).toMatch(/network/i);
-    const accept = await callTool(client, "accept", { branch });
     expect(accept.data).toMatchObject({ confirmed: false, written: false });
     expect(accept.text).toMatch(/^not accepted: /);
     // without network, the command runs (sandboxed, in the branch)
