@@ -56,7 +56,7 @@ export function grepText(result: GrepResult): string {
 
 function branchLine(branch: BranchSummary): string {
   const facts = [
-    branch.label ? `"${branch.label}"` : undefined,
+    branch.label ? JSON.stringify(branch.label) : undefined,
     branch.mode,
     branch.createdAt ? `created ${branch.createdAt}` : undefined,
     branch.client ? `by ${branch.client}` : undefined,
@@ -95,7 +95,7 @@ function conflictLines(conflicts: AcceptResult["conflicts"]): string[] {
 }
 
 export function acceptText(result: AcceptResult): string {
-  if (!result.confirmed) return `not accepted: ${result.message}`;
+  // unconfirmed: the engine's message says so (and nothing was written)
   const parts = [result.message];
   if (result.applied.length > 0) parts.push(`written: ${result.applied.join(", ")}`);
   if (result.unchanged.length > 0)
@@ -125,7 +125,7 @@ export function statusText(result: StatusResult): string {
     ? `index: ${plural(index.files, "file")}, ${plural(index.chunks, "chunk")}, last sync ${index.lastSync ?? "unknown"}` +
       `${index.syncing ? ", syncing" : ""}${index.watched ? ", watched" : ", not watched"}` +
       `${index.skipped.length > 0 ? `, ${plural(index.skipped.length, "file")} skipped` : ""}`
-    : "index: not built yet (search needs it; grep, read_file and list_files work without)";
+    : "index: not built yet (the first search builds it)";
   const servers =
     result.servers.length > 0
       ? result.servers.map((server) => `  ${server.language}: ${server.server} ${server.state}`)
@@ -133,7 +133,7 @@ export function statusText(result: StatusResult): string {
   return [
     `workspace: ${result.root}`,
     indexLine,
-    `branches: ${result.branches.length === 0 ? "none" : ""}`,
+    `branches:${result.branches.length === 0 ? " none" : ""}`,
     ...result.branches.map((branch) => `  ${branchLine(branch)}`),
     "language servers:",
     ...servers,
