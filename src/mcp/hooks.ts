@@ -1,6 +1,5 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { safeOutput } from "../cli/safe-text.js";
 import type { AcceptQuestion, ClientHooks, NetworkQuestion } from "../engine/api.js";
 
 /**
@@ -16,9 +15,30 @@ const ANSWER_TIMEOUT_MS = 10 * 60_000;
 const MAX_QUOTE = 2000;
 const MAX_DIFFSTAT = 50;
 
-/** Untrusted text in a question: no control sequences, bounded. */
+/**
+ * A control character other than newline and tab (C0, DEL, C1), or a bidirectional control (marks,
+ * embeddings, overrides, isolates), with which a command could be shown in another order than it runs.
+ */
+function isControl(char: string): boolean {
+  const code = char.codePointAt(0) ?? 0;
+  if (char === "\n" || char === "\t") return false;
+  return (
+    code < 0x20 ||
+    (code >= 0x7f && code <= 0x9f) ||
+    code === 0x200e ||
+    code === 0x200f ||
+    code === 0x061c ||
+    (code >= 0x202a && code <= 0x202e) ||
+    (code >= 0x2066 && code <= 0x2069)
+  );
+}
+
+/**
+ * Untrusted text in a question, bounded and without control characters: what the client shows cannot
+ * drive a terminal or reorder or hide part of itself (an escape sequence loses its ESC and shows as text).
+ */
 function quoted(text: string): string {
-  const clean = safeOutput(text).replace(/\r/g, "");
+  const clean = [...text].filter((char) => !isControl(char)).join("");
   return clean.length > MAX_QUOTE
     ? `${clean.slice(0, MAX_QUOTE)}… (${clean.length - MAX_QUOTE} more characters)`
     : clean;

@@ -5,11 +5,11 @@ import type { ParamsOf, ResultOf } from "../engine/api.js";
 import { type EngineConnection, type OpenEngineOptions, openEngine } from "../engine/client.js";
 import { elicitationHooks } from "./hooks.js";
 import { INSTRUCTIONS, inputShape, TOOLS, type ToolOperation } from "./tools.js";
-import { sessionRoot } from "./workspace.js";
+import { type RootChoice, sessionRoot } from "./workspace.js";
 
 export interface McpSessionOptions {
-  /** The folder the user gave with --root (else the client's roots, else the current folder). */
-  root?: string;
+  /** The workspace: the folder the user named, else the client's roots, else the folder umbra started in. */
+  root: RootChoice;
   env: NodeJS.ProcessEnv;
   /** One line for the user (stderr; never stdout, which carries the protocol over stdio). */
   log: (line: string) => void;
@@ -132,7 +132,7 @@ export class McpSession {
 
   private async open(): Promise<Attached> {
     const { env, log } = this.options;
-    const root = await sessionRoot(this.options.root, this.server.server, log, env);
+    const root = await sessionRoot(this.options.root, this.server.server, log);
     const hooks = elicitationHooks(this.server.server, (kind, branch) => this.relatedCall(kind, branch), log);
     const name = this.server.server.getClientVersion()?.name ?? "mcp client";
     const connection = await (this.options.open ?? openEngine)({ name, hooks, env });

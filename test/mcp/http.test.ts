@@ -194,7 +194,13 @@ describe("umbra mcp --http", () => {
     const http = await serveHttp({
       port: 0,
       tokenFile,
-      newSession: () => new McpSession({ root, env: process.env, log: () => {}, open: engine.open }),
+      newSession: () =>
+        new McpSession({
+          root: { given: root, here: async () => root },
+          env: process.env,
+          log: () => {},
+          open: engine.open,
+        }),
       log: () => {},
     });
     try {

@@ -5,7 +5,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CLI, requireBuiltCli } from "../helpers/cli.js";
+import { CLI, requireBuiltCli, umbraSync } from "../helpers/cli.js";
 import {
   type Answer,
   approve,
@@ -85,6 +85,13 @@ afterEach(async () => {
 });
 
 describe("umbra mcp over stdio", () => {
+  it("refuses at start a --root that does not exist", () => {
+    const missing = umbraSync(isolatedEnv(home), ["mcp", "--root", join(root, "missing")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^umbra: workspace folder does not exist: .*missing\n$/);
+    expect(missing.stdout).toBe("");
+  });
+
   it("serves the 20 tools, and nothing but the protocol on stdout", async () => {
     const { client, errors, stderr } = await connect();
     const { tools } = await client.listTools();
