@@ -52,6 +52,10 @@ async function serveStdio(root: RootChoice): Promise<void> {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
   });
+  if (process.stdin.isTTY)
+    log(
+      "waiting for an MCP client on standard input (clients start this themselves: see umbra mcp --print-config)",
+    );
   await session.connect(new StdioServerTransport(process.stdin, protocolOutput()));
   await stopped(input);
   await session.close();
