@@ -1,4 +1,4 @@
-import type { ClientHooks, EngineApi, OperationName, ParamsOf, ResultOf } from "./api.js";
+import type { CallOptions, ClientHooks, EngineApi, OperationName, ParamsOf, ResultOf } from "./api.js";
 import { Engine } from "./engine.js";
 
 /** An engine a front end talks to, released by close() (the engine itself may live on). */
@@ -17,8 +17,8 @@ export interface OpenEngineOptions {
 export function inProcess(engine: Engine, options: Omit<OpenEngineOptions, "env">): EngineConnection {
   const caller = engine.connect(options.name, options.hooks);
   return {
-    call<N extends OperationName>(name: N, params: ParamsOf<N>): Promise<ResultOf<N>> {
-      return engine.call(caller, name, params);
+    call<N extends OperationName>(name: N, params: ParamsOf<N>, options?: CallOptions): Promise<ResultOf<N>> {
+      return engine.call(caller, name, params, options);
     },
     async close() {
       engine.disconnect(caller);
