@@ -17,6 +17,7 @@ import {
   TOOL_NAMES,
   testClient,
 } from "../helpers/mcp.js";
+import { waitUntil } from "../helpers/wait.js";
 import { cleanup, tempDir } from "../helpers/workspace.js";
 
 /**
@@ -128,6 +129,64 @@ describe("umbra mcp session", () => {
     expect(bad.isError).toBe(true);
     expect(bad.text).toMatch(/path/);
     expect(engine.state.calls).toHaveLength(1);
+  });
+
+  it("passes the engine's progress on to a client that asked for it, growing", async () => {
+    const engine = fakeEngine(async (_name, _params, _hooks, options) => {
+      for (const [message, done] of [
+        ["hashing", 0],
+        ["hashing", 2],
+        ["hashing", 2],
+        ["embedding", 1],
+      ] as const)
+        options.onProgress?.({ message, done, total: 2 });
+      return { hits: [], index: { watched: true, syncing: false, files: 2, chunks: 2 } };
+    });
+    const { client } = await connect(engine);
+    const notes: { progress: number; total?: number; message?: string }[] = [];
+    await client.callTool({ name: "search", arguments: { query: "x" } }, undefined, {
+      onprogress: (note) => void notes.push(note),
+    });
+    expect(notes).toEqual([
+      { progress: 0, total: 2, message: "hashing" },
+      { progress: 2, total: 2, message: "hashing" },
+      { progress: 3, total: 4, message: "embedding" },
+    ]);
+    // without a progress token, the engine gets no progress callback
+    let asked: unknown;
+    const quiet = fakeEngine(async (_name, _params, _hooks, options) => {
+      asked = options.onProgress;
+      return { branches: [] };
+    });
+    await callTool((await connect(quiet)).client, "branch_list");
+    expect(asked).toBeUndefined();
+  });
+
+  it("cancels the engine's call when the client cancels the tool call", async () => {
+    let aborted: () => void = () => {};
+    const seen = new Promise<void>((resolve) => {
+      aborted = resolve;
+    });
+    const engine = fakeEngine(
+      (_name, _params, _hooks, options) =>
+        new Promise((_resolve, reject) => {
+          options.signal?.addEventListener("abort", () => {
+            aborted();
+            reject(new Error("cancelled"));
+          });
+        }),
+    );
+    const { client } = await connect(engine);
+    const controller = new AbortController();
+    const call = client.callTool(
+      { name: "run", arguments: { branch: "b", command: "sleep 1000" } },
+      undefined,
+      { signal: controller.signal },
+    );
+    await waitUntil(() => engine.state.calls.length === 1, "the call to reach the engine");
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await seen;
   });
 
   it("releases its engine connection when it closes", async () => {
