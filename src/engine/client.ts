@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { ClientHooks, EngineApi, OperationName, ParamsOf, ResultOf } from "./api.js";
+import type { CallOptions, ClientHooks, EngineApi, OperationName, ParamsOf, ResultOf } from "./api.js";
 import type { Engine } from "./engine.js";
 import { EngineError } from "./errors.js";
 import { type EnginePlace, enginePlace, privateEngineDir } from "./place.js";
@@ -15,23 +15,17 @@ export interface EngineConnection extends EngineApi {
 export interface OpenEngineOptions {
   /** What the client calls itself (shown in branch lists). */
   name: string;
-  /** How the engine asks this client's user; absent: every question is answered no. */
-  hooks?: ClientHooks;
+  /** How the engine asks this client's user. */
+  hooks: ClientHooks;
   env?: NodeJS.ProcessEnv;
 }
 
-/** The hooks of a client that cannot ask anyone: a network request is denied, an accept is not done. */
-export const NO_HOOKS: ClientHooks = {
-  approveNetwork: async () => false,
-  confirmAccept: async () => false,
-};
-
 /** An engine of this process, as a connection: what `call` sends goes to `engine.call` directly. */
 export function inProcess(engine: Engine, options: Omit<OpenEngineOptions, "env">): EngineConnection {
-  const caller = engine.connect(options.name, options.hooks ?? NO_HOOKS);
+  const caller = engine.connect(options.name, options.hooks);
   return {
-    call<N extends OperationName>(name: N, params: ParamsOf<N>): Promise<ResultOf<N>> {
-      return engine.call(caller, name, params);
+    call<N extends OperationName>(name: N, params: ParamsOf<N>, options?: CallOptions): Promise<ResultOf<N>> {
+      return engine.call(caller, name, params, options);
     },
     async close() {
       engine.disconnect(caller);
@@ -39,8 +33,13 @@ export function inProcess(engine: Engine, options: Omit<OpenEngineOptions, "env"
   };
 }
 
-/** The running engine (`umbra serve`), or undefined when none runs: nothing is started. */
-export async function runningEngine(options: OpenEngineOptions): Promise<EngineConnection | undefined> {
+/**
+ * The running engine (`umbra serve`), or undefined when none runs: nothing is started. Without hooks,
+ * the engine's every question to this client is answered no.
+ */
+export async function runningEngine(
+  options: Omit<OpenEngineOptions, "hooks"> & { hooks?: ClientHooks },
+): Promise<EngineConnection | undefined> {
   const env = options.env ?? process.env;
   return SocketEngine.connect(enginePlace(env), env, { name: options.name, hooks: options.hooks });
 }

@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, lstatSync, openSync, readFileSync, unlinkSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import {
+  CancellationToken,
   createMessageConnection,
   type Logger,
   ResponseError,
@@ -9,7 +10,7 @@ import {
 } from "vscode-jsonrpc/node";
 import { acquireLock, LockBusyError } from "../index/lock.js";
 import { errorCode } from "../workspace/errors.js";
-import type { Caller, ClientHooks, OperationName } from "./api.js";
+import type { Caller, ClientHooks, OperationName, Progress } from "./api.js";
 import type { Engine } from "./engine.js";
 import { EngineError } from "./errors.js";
 import { FrameGuard } from "./frame-guard.js";
@@ -24,6 +25,7 @@ import {
   MAX_MESSAGE_BYTES,
   METHODS,
   PROTOCOL_VERSION,
+  type ProgressNotice,
 } from "./protocol.js";
 
 /** What the socket needs of the engine: the Engine class (a fake in the protocol's tests). */
@@ -163,6 +165,7 @@ export async function listenEngine(engine: EngineCore, options: ListenOptions): 
       if (closed) return;
       closed = true;
       sockets.delete(socket);
+      gone.abort();
       if (caller) engine.disconnect(caller);
       connection.dispose();
       socket.destroy();
@@ -186,16 +189,24 @@ export async function listenEngine(engine: EngineCore, options: ListenOptions): 
       approveNetwork: (question) => ask(METHODS.approveNetwork, question),
       confirmAccept: (question) => ask(METHODS.confirmAccept, question),
     };
+    // a call of this client stops when the client cancels it or goes away
+    const gone = new AbortController();
     const handle =
-      (run: (params: unknown) => unknown) =>
-      async (params: unknown): Promise<unknown> => {
+      (run: (params: unknown, signal: AbortSignal) => unknown) =>
+      async (params: unknown, ...rest: unknown[]): Promise<unknown> => {
         inFlight++;
         touch();
+        const token = rest.at(-1);
+        const cancelled = new AbortController();
+        const listener = CancellationToken.is(token)
+          ? token.onCancellationRequested(() => cancelled.abort())
+          : undefined;
         try {
-          return await run(params);
+          return await run(params, AbortSignal.any([cancelled.signal, gone.signal]));
         } catch (error) {
           return responseError(error);
         } finally {
+          listener?.dispose();
           inFlight--;
           touch();
         }
@@ -219,12 +230,25 @@ export async function listenEngine(engine: EngineCore, options: ListenOptions): 
     );
     connection.onRequest(
       METHODS.call,
-      handle((params) => {
+      handle((params, signal) => {
         if (!caller) throw new EngineError("BAD_REQUEST", "say hello first");
         const call = callParams.safeParse(params);
         if (!call.success) throw new EngineError("BAD_REQUEST", "call: expected {name, params}");
         calls++;
-        return engine.call(caller, call.data.name as OperationName, call.data.params);
+        const id = call.data.progress;
+        const onProgress =
+          id === undefined
+            ? undefined
+            : (progress: Progress) => {
+                if (!closed)
+                  void connection
+                    .sendNotification(METHODS.progress, { id, ...progress } satisfies ProgressNotice)
+                    .catch(() => undefined);
+              };
+        return engine.call(caller, call.data.name as OperationName, call.data.params, {
+          signal,
+          ...(onProgress ? { onProgress } : {}),
+        });
       }),
     );
     connection.onRequest(METHODS.info, handle(info));

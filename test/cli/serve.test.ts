@@ -8,7 +8,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openEngine } from "../../src/engine/client.js";
 import { enginePlace } from "../../src/engine/place.js";
 import { CLI, requireBuiltCli, umbraSync } from "../helpers/cli.js";
-import { processesOf, startServe, stopEngines } from "../helpers/engine.js";
+import { NO_HOOKS, processesOf, startServe, stopEngines } from "../helpers/engine.js";
 import { waitUntil } from "../helpers/wait.js";
 import { cleanup, copyExamples, tempDir } from "../helpers/workspace.js";
 
@@ -74,7 +74,7 @@ describe("umbra serve", () => {
     const root = await copyExamples();
     try {
       const clients = await Promise.all(
-        Array.from({ length: 4 }, (_, i) => openEngine({ name: `racer-${i}`, env })),
+        Array.from({ length: 4 }, (_, i) => openEngine({ name: `racer-${i}`, hooks: NO_HOOKS, env })),
       );
       const answers = await Promise.all(clients.map((client) => client.call("status", { root })));
       const pids = new Set(answers.map((answer) => answer.engine.pid));

@@ -1,8 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { expect } from "vitest";
+import type { ClientHooks } from "../../src/engine/api.js";
 import { CLI, umbraSync } from "./cli.js";
 import { waitUntil } from "./wait.js";
+
+/** A client that says no to every question of the engine. */
+export const NO_HOOKS: ClientHooks = {
+  approveNetwork: async () => false,
+  confirmAccept: async () => false,
+};
 
 /**
  * The pids of every live process whose environment names this UMBRA_HOME: the engines a test started
