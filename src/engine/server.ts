@@ -47,6 +47,9 @@ export interface EngineServer {
 /** Connections at once; more are refused by the kernel's backlog, not served. */
 const MAX_CONNECTIONS = 512;
 
+/** How often the engine looks whether it is idle, and whether its socket is still there. */
+const CHECK_MS = 5_000;
+
 const quiet: Logger = { error() {}, warn() {}, info() {}, log() {} };
 
 /**
@@ -113,22 +116,30 @@ export async function listenEngine(engine: EngineCore, options: ListenOptions): 
   const stopped = new Promise<string>((resolve) => {
     reportStopped = resolve;
   });
-  const idleTimer =
-    options.idleMs > 0
-      ? setInterval(
-          () => {
-            if (engine.clientCount === 0 && inFlight === 0 && Date.now() - lastActivity >= options.idleMs)
-              void stop("idle");
-          },
-          Math.min(Math.max(options.idleMs / 4, 50), 30_000),
-        )
-      : undefined;
-  idleTimer?.unref();
+  let timer: NodeJS.Timeout | undefined;
+  const idle = () =>
+    options.idleMs > 0 &&
+    engine.clientCount === 0 &&
+    inFlight === 0 &&
+    Date.now() - lastActivity >= options.idleMs;
+  let bound: number | undefined;
+  /** What is at the socket's path now: ours, nothing, or another's (a new engine's, after ours was removed). */
+  const atPath = (): "ours" | "none" | "other" => {
+    try {
+      return lstatSync(path).ino === bound ? "ours" : "other";
+    } catch {
+      return "none";
+    }
+  };
 
   function stop(reason: string): Promise<void> {
     stopping ??= (async () => {
-      if (idleTimer) clearInterval(idleTimer);
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      clearInterval(timer);
+      // closing unlinks the path (libuv does): not when it is another engine's socket now
+      const closed =
+        atPath() === "other"
+          ? Promise.resolve(void server.unref())
+          : new Promise<void>((resolve) => server.close(() => resolve()));
       // each client reads the end of its stream; one that does not close its side is cut off
       for (const socket of sockets) socket.end();
       const cut = setTimeout(() => {
@@ -277,5 +288,15 @@ export async function listenEngine(engine: EngineCore, options: ListenOptions): 
     process.umask(umask);
   }
   chmodSync(path, 0o600);
+  bound = lstatSync(path).ino;
+  // idle, or unreachable: a socket removed (its data folder deleted) can reach this engine no more
+  timer = setInterval(
+    () => {
+      if (atPath() !== "ours") void stop("its socket was removed");
+      else if (idle()) void stop("idle");
+    },
+    Math.min(options.idleMs > 0 ? Math.max(options.idleMs / 4, 50) : CHECK_MS, CHECK_MS),
+  );
+  timer.unref();
   return { stopped, stop };
 }

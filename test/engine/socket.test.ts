@@ -328,6 +328,12 @@ describe("the engine's socket", () => {
     expect(await SocketEngine.connect(enginePlace(env), env)).toBeUndefined();
   });
 
+  it("stops once its socket is gone (its data folder deleted): nobody could reach it any more", async () => {
+    const running = await serve();
+    await unlink(enginePlace(env).socket);
+    expect(await running.stopped).toBe("its socket was removed");
+  });
+
   it("stops when a client asks, and a client of a stopped engine gets NO_ENGINE", async () => {
     const running = await serve();
     const engine = await client();
