@@ -1,32 +1,12 @@
 import { chmodSync, closeSync, lstatSync, openSync, readFileSync, unlinkSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
-import {
-  CancellationToken,
-  createMessageConnection,
-  type Logger,
-  ResponseError,
-  StreamMessageReader,
-  StreamMessageWriter,
-} from "vscode-jsonrpc/node";
 import { acquireLock, LockBusyError } from "../index/lock.js";
 import { errorCode } from "../workspace/errors.js";
-import type { Caller, ClientHooks, OperationName, Progress } from "./api.js";
+import { serveConnection } from "./connection.js";
 import type { Engine } from "./engine.js";
 import { EngineError } from "./errors.js";
-import { FrameGuard } from "./frame-guard.js";
-import type { EnginePlace } from "./place.js";
-import { socketPath } from "./place.js";
-import {
-  callParams,
-  ENGINE_ERROR_CODE,
-  type EngineInfo,
-  type HelloResult,
-  helloParams,
-  MAX_MESSAGE_BYTES,
-  METHODS,
-  PROTOCOL_VERSION,
-  type ProgressNotice,
-} from "./protocol.js";
+import { type EnginePlace, socketPath } from "./place.js";
+import type { EngineInfo } from "./protocol.js";
 
 /** What the socket needs of the engine: the Engine class (a fake in the protocol's tests). */
 export type EngineCore = Pick<Engine, "connect" | "disconnect" | "call" | "clientCount" | "startedAt">;
@@ -49,8 +29,6 @@ const MAX_CONNECTIONS = 512;
 
 /** How often the engine looks whether it is idle, and whether its socket is still there. */
 const CHECK_MS = 5_000;
-
-const quiet: Logger = { error() {}, warn() {}, info() {}, log() {} };
 
 /**
  * The lock that makes one engine per user and machine: held by the serving process for its life and
@@ -82,14 +60,6 @@ function removeStaleSocket(path: string): void {
   } catch (error) {
     if (errorCode(error) !== "ENOENT") throw error;
   }
-}
-
-function responseError(error: unknown): ResponseError<{ code: string; message: string }> {
-  const engineError =
-    error instanceof EngineError
-      ? error
-      : new EngineError("INTERNAL", error instanceof Error ? error.message : String(error));
-  return new ResponseError(ENGINE_ERROR_CODE, engineError.message, engineError.toWire());
 }
 
 /**
@@ -163,114 +133,19 @@ export async function listenEngine(engine: EngineCore, options: ListenOptions): 
 
   server.on("connection", (socket) => {
     sockets.add(socket);
-    touch();
-    const guard = new FrameGuard(MAX_MESSAGE_BYTES);
-    const connection = createMessageConnection(
-      new StreamMessageReader(guard),
-      new StreamMessageWriter(socket),
-      quiet,
-    );
-    let caller: Caller | undefined;
-    let closed = false;
-    const drop = () => {
-      if (closed) return;
-      closed = true;
-      sockets.delete(socket);
-      gone.abort();
-      if (caller) engine.disconnect(caller);
-      connection.dispose();
-      socket.destroy();
-      touch();
-    };
-    socket.on("error", drop).on("close", drop);
-    guard.on("error", drop);
-    socket.pipe(guard);
-    connection.onError(drop);
-    connection.onClose(drop);
-
-    const ask = async (method: string, question: unknown): Promise<boolean> => {
-      if (closed) return false;
-      try {
-        return (await connection.sendRequest(method, question)) === true;
-      } catch {
-        return false;
-      }
-    };
-    const hooks: ClientHooks = {
-      approveNetwork: (question) => ask(METHODS.approveNetwork, question),
-      confirmAccept: (question) => ask(METHODS.confirmAccept, question),
-    };
-    // a call of this client stops when the client cancels it or goes away
-    const gone = new AbortController();
-    const handle =
-      (run: (params: unknown, signal: AbortSignal) => unknown) =>
-      async (params: unknown, ...rest: unknown[]): Promise<unknown> => {
-        inFlight++;
+    socket.once("close", () => sockets.delete(socket));
+    serveConnection(socket, engine, {
+      touch,
+      running: (delta) => {
+        inFlight += delta;
         touch();
-        const token = rest.at(-1);
-        const cancelled = new AbortController();
-        const listener = CancellationToken.is(token)
-          ? token.onCancellationRequested(() => cancelled.abort())
-          : undefined;
-        try {
-          return await run(params, AbortSignal.any([cancelled.signal, gone.signal]));
-        } catch (error) {
-          return responseError(error);
-        } finally {
-          listener?.dispose();
-          inFlight--;
-          touch();
-        }
-      };
-
-    connection.onRequest(
-      METHODS.hello,
-      handle((params): HelloResult => {
-        const hello = helloParams.safeParse(params);
-        if (!hello.success) throw new EngineError("BAD_REQUEST", "hello: expected {name, protocol}");
-        if (hello.data.protocol !== PROTOCOL_VERSION)
-          throw new EngineError(
-            "BAD_REQUEST",
-            `this engine speaks protocol ${PROTOCOL_VERSION}, the client ${hello.data.protocol}: umbra serve --stop stops it`,
-          );
-        if (caller) throw new EngineError("BAD_REQUEST", "hello was said already");
-        if (closed) throw new EngineError("NO_ENGINE", "the connection is closed");
-        caller = engine.connect(hello.data.name, hooks);
-        return { protocol: PROTOCOL_VERSION, pid: process.pid, startedAt: engine.startedAt };
-      }),
-    );
-    connection.onRequest(
-      METHODS.call,
-      handle((params, signal) => {
-        if (!caller) throw new EngineError("BAD_REQUEST", "say hello first");
-        const call = callParams.safeParse(params);
-        if (!call.success) throw new EngineError("BAD_REQUEST", "call: expected {name, params}");
+      },
+      called: () => {
         calls++;
-        const id = call.data.progress;
-        const onProgress =
-          id === undefined
-            ? undefined
-            : (progress: Progress) => {
-                if (!closed)
-                  void connection
-                    .sendNotification(METHODS.progress, { id, ...progress } satisfies ProgressNotice)
-                    .catch(() => undefined);
-              };
-        return engine.call(caller, call.data.name as OperationName, call.data.params, {
-          signal,
-          ...(onProgress ? { onProgress } : {}),
-        });
-      }),
-    );
-    connection.onRequest(METHODS.info, handle(info));
-    connection.onRequest(
-      METHODS.stop,
-      handle(() => {
-        setImmediate(() => void stop("asked"));
-        return { pid: process.pid };
-      }),
-    );
-    connection.listen();
+      },
+      info,
+      stop: () => void stop("asked"),
+    });
   });
 
   const umask = process.umask(0o177);
