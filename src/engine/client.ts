@@ -55,7 +55,7 @@ const MAX_LOG_BYTES = 1024 * 1024;
 const MAIN = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
 /** Starts `umbra serve` detached, its output appended to the engine log; resolves when it exits. */
-function startServe(place: EnginePlace, env: NodeJS.ProcessEnv): Promise<number | null> {
+function startServe(place: EnginePlace, env: NodeJS.ProcessEnv): Promise<void> {
   privateEngineDir(place, env, true);
   const log = openSync(
     place.log,
@@ -73,8 +73,8 @@ function startServe(place: EnginePlace, env: NodeJS.ProcessEnv): Promise<number 
     });
     child.unref();
     return new Promise((resolve) => {
-      child.once("error", () => resolve(null));
-      child.once("exit", (code) => resolve(code));
+      child.once("error", () => resolve());
+      child.once("exit", () => resolve());
     });
   } finally {
     closeSync(log);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClientHooks } from "../../src/engine/api.js";
 import { type EngineConnection, inProcess } from "../../src/engine/client.js";
 import { Engine } from "../../src/engine/engine.js";
-import { EngineError } from "../../src/engine/errors.js";
+import { engineFailure as failure } from "../helpers/engine.js";
 
 // The engine in this process, through the same connection type the front ends use: every operation's
 // behaviour, the trust rules on what a client sends, and the questions it asks the client.
@@ -55,15 +55,6 @@ async function waitFor(check: () => Promise<boolean>): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error("timed out waiting");
-}
-
-async function failure(promise: Promise<unknown>): Promise<EngineError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(EngineError);
-  return error as EngineError;
 }
 
 describe("engine operations", () => {

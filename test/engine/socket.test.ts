@@ -10,7 +10,7 @@ import { EngineError } from "../../src/engine/errors.js";
 import { enginePlace, MAX_SOCKET_PATH_BYTES, privateEngineDir } from "../../src/engine/place.js";
 import { type EngineCore, type EngineServer, holdServeLock, listenEngine } from "../../src/engine/server.js";
 import { SocketEngine } from "../../src/engine/socket-client.js";
-import { NO_HOOKS } from "../helpers/engine.js";
+import { engineFailure as failure, NO_HOOKS } from "../helpers/engine.js";
 import { waitUntil } from "../helpers/wait.js";
 import { cleanup, tempDir } from "../helpers/workspace.js";
 
@@ -96,22 +96,17 @@ async function client(hooks?: ClientHooks, name = "test-client"): Promise<Socket
   return engine;
 }
 
-async function failure(promise: Promise<unknown>): Promise<EngineError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(EngineError);
-  return error as EngineError;
-}
-
-/** Writes `bytes` on a raw connection and resolves with what came back once the engine closed it. */
-function raw(bytes: string): Promise<string> {
+/**
+ * Writes `bytes` on a raw connection; resolves with what came back once the connection closed (after
+ * the engine's first answer, when `answered`: the engine keeps a well-framed connection open).
+ */
+function raw(bytes: string, answered = false): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(enginePlace(env).socket);
     let got = "";
     socket.on("data", (data) => {
       got += data.toString("utf8");
+      if (answered && /\r\n\r\n\{.*\}$/s.test(got)) socket.end();
     });
     socket.on("error", reject);
     socket.on("close", () => resolve(got));
@@ -119,24 +114,12 @@ function raw(bytes: string): Promise<string> {
   });
 }
 
-/** One framed message, and what the engine answered to it (the connection is then closed by us). */
+/** One message, framed as the protocol frames it. */
 function frame(body: string): string {
   return `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
-function exchange(body: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(enginePlace(env).socket);
-    let got = "";
-    socket.on("data", (data) => {
-      got += data.toString("utf8");
-      if (/\r\n\r\n\{.*\}$/s.test(got)) socket.end();
-    });
-    socket.on("error", reject);
-    socket.on("close", () => resolve(got));
-    socket.write(frame(body));
-  });
-}
+const exchange = (body: string) => raw(frame(body), true);
 
 beforeEach(async () => {
   home = await tempDir("engine-home");

@@ -2,8 +2,19 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { expect } from "vitest";
 import type { ClientHooks } from "../../src/engine/api.js";
+import { EngineError } from "../../src/engine/errors.js";
 import { CLI, umbraSync } from "./cli.js";
 import { waitUntil } from "./wait.js";
+
+/** The EngineError that `promise` fails with (the test fails when it does not fail with one). */
+export async function engineFailure(promise: Promise<unknown>): Promise<EngineError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(EngineError);
+  return error as EngineError;
+}
 
 /** A client that says no to every question of the engine. */
 export const NO_HOOKS: ClientHooks = {
