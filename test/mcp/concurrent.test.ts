@@ -7,7 +7,7 @@
  * folder never changes. No timing is asserted: the loop runs at least one round per client, however
  * slow the machine.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireBuiltCli } from "../helpers/cli.js";
@@ -26,7 +26,7 @@ const clients: McpClient[] = [];
 beforeAll(async () => {
   requireBuiltCli();
   if (!Number.isFinite(SOAK_SECONDS) || SOAK_SECONDS < 0) throw new Error("UMBRA_MCP_SOAK_SECONDS: a number");
-  base = await tempDir("mcp-concurrent");
+  base = realpathSync(await tempDir("mcp-concurrent"));
   root = join(base, "project");
   env = {
     ...process.env,

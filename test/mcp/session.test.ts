@@ -5,7 +5,7 @@
  * mtime) until the accept, except for the edit the user makes to another line of the same file during
  * the session; after the accept it holds exactly the three-way merge of the two.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
@@ -43,7 +43,7 @@ let mcp: McpClient | undefined;
 
 beforeAll(async () => {
   requireBuiltCli();
-  base = await tempDir("mcp-session");
+  base = realpathSync(await tempDir("mcp-session"));
   root = join(base, "project");
   env = {
     ...process.env,

@@ -11,7 +11,15 @@
  * workspace must be exactly as they were after every probe.
  */
 import { execFileSync } from "node:child_process";
-import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -131,7 +139,7 @@ function git(...args: string[]): string {
 
 beforeAll(async () => {
   requireBuiltCli();
-  root = await copyExamples();
+  root = realpathSync(await copyExamples());
   base = dirname(root);
   home = join(base, "home");
   data = join(base, "data");
@@ -161,6 +169,9 @@ beforeAll(async () => {
   git("config", "core.hooksPath", ".husky");
   git("add", "-A");
   git("commit", "-qm", "base");
+  // a cloned repository's git config that runs a program wherever git looks at the folder
+  git("config", "core.fsmonitor", `touch ${join(base, "ran-fsmonitor")}`);
+  git("config", "core.pager", `touch ${join(base, "ran-pager")}`);
   // what a cloned repository can hold: links out, links to hidden files, hard links, odd names
   symlinkSync(home, join(root, "homelink"));
   symlinkSync(join(home, ".ssh"), join(root, "ssh"));
@@ -690,5 +701,13 @@ describe("accept and branches through MCP", () => {
     expect((await agent.ok("branch_list")).branches.map((b) => b.id)).toContain(own);
     expect((await agent.ok("branch_discard", { branch: own })).discarded).toBe(own);
     expect((await agent.ok("branch_list")).branches.map((b) => b.id)).not.toContain(own);
+  });
+});
+
+describe("git through MCP", () => {
+  it("attack git: a cloned repository's core.fsmonitor and pager never ran while umbra served it", () => {
+    // every probe above (search, grep, status, diff, lints, run, accept) has been served by now
+    expect(existsSync(join(base, "ran-fsmonitor"))).toBe(false);
+    expect(existsSync(join(base, "ran-pager"))).toBe(false);
   });
 });
