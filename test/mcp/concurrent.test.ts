@@ -82,7 +82,7 @@ async function work(client: McpClient, n: number, branch: string, until: number)
         search: '"BASE"',
         replace: `"${marker}"`,
       });
-      expect(edited.ok, edited.message).toBe(true);
+      expect(edited.ok, edited.text).toBe(true);
     } else expect((await answer("write_file", { path: "src/shared.ts", content: shared })).ok).toBe(true);
     // an undefined name: tsc's message quotes it, so the lints show which version they linted
     const own = `export const mine: number = ${marker};\n`;

@@ -51,7 +51,7 @@ const TOOLS = {
 export type ToolName = keyof typeof TOOLS;
 export type ToolResult<T extends ToolName> = ResultOf<(typeof TOOLS)[T]>;
 
-export interface ToolOutcome<T extends ToolName> {
+export interface CallOutcome<T extends ToolName> {
   isError: boolean;
   /** The text content, joined. */
   text: string;
@@ -150,7 +150,7 @@ export class McpClient {
   }
 
   /** Calls a tool; `args` is sent as it is (tests send hostile input on purpose). */
-  async call<T extends ToolName>(tool: T, args: Record<string, unknown> = {}): Promise<ToolOutcome<T>> {
+  async call<T extends ToolName>(tool: T, args: Record<string, unknown> = {}): Promise<CallOutcome<T>> {
     const result = await this.client.callTool({ name: tool, arguments: args }, undefined, {
       timeout: CALL_TIMEOUT_MS,
     });
@@ -163,10 +163,10 @@ export class McpClient {
     return { isError, text, data };
   }
 
-  /** Calls a tool that must succeed; its structured result. */
+  /** Calls a tool that must succeed (no error result, and not `ok: false`); its structured result. */
   async ok<T extends ToolName>(tool: T, args: Record<string, unknown> = {}): Promise<ToolResult<T>> {
     const outcome = await this.call(tool, args);
-    if (outcome.isError || outcome.data === undefined)
+    if (refusal(outcome) || outcome.data === undefined)
       throw new Error(
         `${tool} ${JSON.stringify(args).slice(0, 300)} failed: ${outcome.text}\n${this.stderr}`,
       );
@@ -177,6 +177,14 @@ export class McpClient {
   async close(): Promise<void> {
     await this.client.close();
   }
+}
+
+/**
+ * Whether a call was refused: an engine error (an error result), or a file tool's `ok: false` (the
+ * agent's tools answer a path they will not touch that way, with the reason in `text`).
+ */
+export function refusal(outcome: CallOutcome<ToolName>): boolean {
+  return outcome.isError || (outcome.data as { ok?: unknown } | undefined)?.ok === false;
 }
 
 /** Opens a client for each `options`, all at once. */

@@ -27,7 +27,14 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
 import { cleanup, copyExamples } from "../helpers/workspace.js";
-import { type Elicit, fingerprintTree, McpClient, stopEngine, type ToolName } from "../mcp/helpers.js";
+import {
+  type Elicit,
+  fingerprintTree,
+  McpClient,
+  refusal,
+  stopEngine,
+  type ToolName,
+} from "../mcp/helpers.js";
 
 const SECRETS = [
   "HOME_SECRET_bashrc",
@@ -77,7 +84,7 @@ async function call<T extends ToolName>(tool: T, args: Record<string, unknown>, 
   return outcome;
 }
 
-/** A call that must be refused (an error result) without quoting a secret. */
+/** A call that must be refused (an error result, or `ok: false`) without quoting a secret. */
 async function refused(
   tool: ToolName,
   args: Record<string, unknown>,
@@ -85,7 +92,7 @@ async function refused(
 ): Promise<string> {
   const outcome = await call(tool, args, elicit);
   expect(
-    outcome.isError,
+    refusal(outcome),
     `${tool} ${JSON.stringify(args).slice(0, 200)} was not refused: ${outcome.text}`,
   ).toBe(true);
   return outcome.text;
@@ -94,9 +101,15 @@ async function refused(
 /** A call that must succeed without quoting a secret; its result. */
 async function works<T extends ToolName>(tool: T, args: Record<string, unknown>, elicit: Elicit = "none") {
   const outcome = await call(tool, args, elicit);
-  expect(outcome.isError, `${tool} ${JSON.stringify(args).slice(0, 200)}: ${outcome.text}`).toBe(false);
+  expect(refusal(outcome), `${tool} ${JSON.stringify(args).slice(0, 200)}: ${outcome.text}`).toBe(false);
   if (outcome.data === undefined) throw new Error(`${tool}: no structured result`);
   return outcome.data;
+}
+
+/** The entries list_files shows (one a line, folders ending in /); none when it was refused. */
+async function listed(args: Record<string, unknown>): Promise<string[]> {
+  const outcome = await call("list_files", args);
+  return refusal(outcome) ? [] : outcome.text.split("\n");
 }
 
 /** A command in `branch` (of the agent unless given): it must run; its result (no secret in it). */
@@ -107,14 +120,27 @@ async function sh(command: string, options: { branch?: string; elicit?: Elicit }
 async function snapshotAll() {
   return {
     root: await fingerprintTree(root),
-    home: await fingerprintTree(home),
+    // umbra makes the language servers' cache folders (~/.cache/gopls, ~/.cache/clangd) itself
+    home: (await fingerprintTree(home)).filter((line) => !/^\S+ \.cache(\/| )/.test(line)),
     other: await fingerprintTree(other),
     outside: readFileSync(join(base, "outside.txt"), "utf8"),
   };
 }
 
+/** The lines of `now` not in `then` (+) and of `then` not in `now` (-). */
+function changedLines(then: string[], now: string[]): string[] {
+  return [
+    ...now.filter((line) => !then.includes(line)).map((line) => `+ ${line}`),
+    ...then.filter((line) => !now.includes(line)).map((line) => `- ${line}`),
+  ];
+}
+
 async function expectUntouched(): Promise<void> {
-  expect(await snapshotAll()).toEqual(before);
+  const now = await snapshotAll();
+  expect(changedLines(before.root, now.root), "the user's folder changed").toEqual([]);
+  expect(changedLines(before.home, now.home), "the home folder changed").toEqual([]);
+  expect(changedLines(before.other, now.other), "the other workspace changed").toEqual([]);
+  expect(now.outside).toBe(before.outside);
 }
 
 /** Every unix socket below `dir`. */
@@ -217,12 +243,11 @@ describe("file access through MCP tools", () => {
     for (const target of [{}, { branch }]) {
       await refused("read_file", { ...target, path: ".env" });
       await refused("read_file", { ...target, path: "secrets/id.pem" });
-      const listed = await works("list_files", { ...target, path: "" });
-      const names = listed.entries.map((entry) => entry.path);
+      const names = await listed({ ...target, path: "" });
+      expect(names).toContain("README.md");
       expect(names).not.toContain(".env");
-      expect(names).not.toContain("secrets");
-      const inside = await call("list_files", { ...target, path: "secrets" });
-      expect(inside.data?.entries ?? []).toEqual([]);
+      expect(names).not.toContain("secrets/");
+      expect((await listed({ ...target, path: "secrets" })).join("\n")).not.toContain("id.pem");
       const grep = await call("grep", { ...target, pattern: "SECRET" });
       expect(grep.data?.matches.map((m) => m.path) ?? []).toEqual([]);
       await call("grep", { ...target, pattern: "WS_SECRET", path: "secrets" });
@@ -242,8 +267,7 @@ describe("file access through MCP tools", () => {
       ])
         await refused("read_file", { ...target, path });
       for (const path of ["homelink", "ssh", "etc", "up"]) {
-        const listed = await call("list_files", { ...target, path });
-        const names = (listed.data?.entries ?? []).map((entry) => entry.path).join("\n");
+        const names = (await listed({ ...target, path })).join("\n");
         expect(names).not.toMatch(/\.bashrc|id_rsa|passwd|outside\.txt/);
       }
       const grep = await call("grep", { ...target, pattern: "SECRET|root:", path: "homelink" });
@@ -257,8 +281,7 @@ describe("file access through MCP tools", () => {
     await sh(`ln -s ${home} h && ln -s / r && ln -s .. up2`);
     for (const path of ["h/.bashrc", "h/.ssh/id_rsa", "r/etc/passwd", "up2/outside.txt"])
       await refused("read_file", { branch, path });
-    const listed = await call("list_files", { branch, path: "h" });
-    expect(JSON.stringify(listed.data?.entries ?? [])).not.toMatch(/bashrc|ssh/);
+    expect((await listed({ branch, path: "h" })).join("\n")).not.toMatch(/bashrc|ssh/);
     const grep = await call("grep", { branch, pattern: "SECRET" });
     expect(grep.data?.matches ?? []).toEqual([]);
   });
@@ -267,8 +290,7 @@ describe("file access through MCP tools", () => {
     for (const target of [{}, { branch }]) {
       await refused("read_file", { ...target, path: "env-link.txt" });
       await refused("read_file", { ...target, path: "secrets-link/id.pem" });
-      const listed = await call("list_files", { ...target, path: "secrets-link" });
-      expect(JSON.stringify(listed.data?.entries ?? [])).not.toContain("id.pem");
+      expect((await listed({ ...target, path: "secrets-link" })).join("\n")).not.toContain("id.pem");
     }
     await sh("ln -s .env leak.ts && ln -s secrets/id.pem leak2.txt");
     await refused("read_file", { branch, path: "leak.ts" });
@@ -307,9 +329,8 @@ describe("file access through MCP tools", () => {
   });
 
   it("attack names: newlines and terminal escapes in names are never shown raw", async () => {
-    const listed = await works("list_files", { path: "" });
-    expect(listed.entries.length).toBeGreaterThan(0);
-    const outcome = await call("list_files", { path: "" });
+    const outcome = await call("list_files", { path: "", depth: 1 });
+    expect(outcome.text).toContain("a\\nfake-entry.ts");
     expect(outcome.text).not.toContain("\u001b");
     expect(outcome.text.split("\n")).not.toContain("fake-entry.ts");
     const read = await call("read_file", { path: "\u001b[31mred.ts" });
@@ -328,15 +349,13 @@ describe("file access through MCP tools", () => {
       await refused("lints", { branch, path });
       await call("list_files", { branch, path });
     }
-    expect((await works("list_files", { path: "" })).entries.length).toBeGreaterThan(0);
+    expect(await listed({ path: "" })).toContain("README.md");
   });
 
   it("work: read, list, grep and search the user's folder; a link inside it reads like its target", async () => {
     expect((await works("read_file", { path: "billing/money.ts" })).text).toContain("export");
     expect((await works("read_file", { path: "lib/money.ts" })).text).toContain("export");
-    expect((await works("list_files", { path: "billing" })).entries.map((e) => e.path)).toContain(
-      "billing/money.ts",
-    );
+    expect(await listed({ path: "billing" })).toContain("billing/money.ts");
     expect((await works("grep", { pattern: "OutOfStock" })).matches.map((m) => m.path)).toContain(
       "inventory/stock.py",
     );
@@ -424,12 +443,12 @@ describe("writes through MCP tools", () => {
       search: "books: 7,",
       replace: "books: 5,",
     });
-    expect(edited.ok, edited.message).toBe(true);
+    expect(edited.ok, edited.text).toBe(true);
     const patched = await works("apply_patch", {
       branch,
       patch: "--- /dev/null\n+++ b/added.txt\n@@ -0,0 +1 @@\n+added\n",
     });
-    expect(patched.ok, patched.message).toBe(true);
+    expect(patched.ok, patched.text).toBe(true);
     const run = await sh("cat notes/new.md added.txt; grep -c 'books: 5' billing/tax.ts");
     expect(run.stdout).toBe("new\nadded\n1\n");
     await expectUntouched();
@@ -502,8 +521,9 @@ describe("run through MCP", () => {
   });
 
   it("attack run: writing the user's folder, the folder beside it and ~/.bashrc", async () => {
+    const own = (await (await client()).ok("branch_create", { label: "writes out" })).id;
     await call("run", {
-      branch,
+      branch: own,
       command: [
         `echo pwned >> ${root}/README.md`,
         `touch ${root}/new-file.txt`,
@@ -660,7 +680,7 @@ describe("accept and branches through MCP", () => {
     try {
       expect((await rooted.ok("status")).root).toBe(root);
       const read = await rooted.call("read_file", { path: "other-secret.txt" });
-      expect(read.isError).toBe(true);
+      expect(refusal(read)).toBe(true);
       expect(read.text).not.toContain("OTHER_ROOT_SECRET");
     } finally {
       await rooted.close();
@@ -691,7 +711,7 @@ describe("accept and branches through MCP", () => {
     }
     // the real branch is still there, whole
     expect((await works("branch_list", {})).branches.map((b) => b.id)).toContain(branch);
-    expect((await works("read_file", { branch, path: "notes/new.md" })).text).toBe("new\n");
+    expect((await works("read_file", { branch, path: "notes/new.md" })).text).toContain("new");
     await expectUntouched();
   });
 
