@@ -657,8 +657,9 @@ describe("accept and branches through MCP", () => {
 
   it("attack root: a tool call naming another root stays in its own workspace", async () => {
     const otherRoot = { root: other };
+    // call() fails on the other workspace's content; its file's name is not listed either
+    await refused("read_file", { ...otherRoot, path: "other-secret.txt" });
     for (const outcome of [
-      await call("read_file", { ...otherRoot, path: "other-secret.txt" }),
       await call("list_files", { ...otherRoot, path: "" }),
       await call("grep", { ...otherRoot, pattern: "OTHER_ROOT" }),
       await call("search", { ...otherRoot, query: "other secret" }),
