@@ -1,7 +1,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import type { ParamsOf } from "../engine/api.js";
+import type { ParamsOf, ResultOf } from "../engine/api.js";
 import { type EngineConnection, type OpenEngineOptions, openEngine } from "../engine/client.js";
 import { elicitationHooks } from "./hooks.js";
 import { INSTRUCTIONS, inputShape, TOOLS, type ToolOperation } from "./tools.js";
@@ -26,6 +26,21 @@ interface Attached {
 function errorLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.split("\n")[0] || "the tool failed";
+}
+
+/** The text of a result; should the text fail, the result as JSON (what was done stays reported). */
+function resultText<N extends ToolOperation>(operation: N, result: ResultOf<N>): string {
+  try {
+    return TOOLS[operation].text(result);
+  } catch {
+    return JSON.stringify(result, null, 2);
+  }
+}
+
+/** A result that says the tool did not do its work (the agent's tools' failures, a command not run). */
+function failed(result: unknown): boolean {
+  const { ok, ran } = result as { ok?: unknown; ran?: unknown };
+  return ok === false || ran === false;
 }
 
 /**
@@ -88,10 +103,12 @@ export class McpSession {
       const { connection, root } = await this.attach();
       // the arguments passed the tool's schema, which is the operation's without root; the engine checks
       // them again against the operation's own schema
-      const result = await connection.call(operation, { ...args, root } as ParamsOf<N>);
+      const params = { ...args, ...TOOLS[operation].fixed, root } as ParamsOf<N>;
+      const result = await connection.call(operation, params);
       return {
-        content: [{ type: "text", text: TOOLS[operation].text(result) }],
+        content: [{ type: "text", text: resultText(operation, result) }],
         structuredContent: result as unknown as Record<string, unknown>,
+        ...(failed(result) ? { isError: true } : {}),
       };
     } catch (error) {
       return { content: [{ type: "text", text: errorLine(error) }], isError: true };

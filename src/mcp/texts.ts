@@ -2,10 +2,7 @@ import type {
   AcceptResult,
   BranchSummary,
   DiffResult,
-  EditResult,
   GrepResult,
-  ListFilesResult,
-  ReadFileResult,
   RebaseResult,
   SearchResult,
   StatusResult,
@@ -13,8 +10,8 @@ import type {
 
 /**
  * What a model reads of each engine result: the same facts as the structured result, laid out as text
- * (line numbers on file text, one hit or match a line, what to do next where a result asks for it).
- * Pure functions; the structured result goes along unchanged.
+ * (one hit or match a line, what to do next where a result asks for it), for the results that do not
+ * carry their text already. Pure functions; the structured result goes along unchanged.
  */
 
 function plural(n: number, word: string): string {
@@ -26,13 +23,6 @@ function indent(text: string, prefix = "    "): string {
     .split("\n")
     .map((line) => `${prefix}${line}`)
     .join("\n");
-}
-
-/** `text` split into lines, without the empty one after a final newline. */
-function lines(text: string): string[] {
-  const all = text.split("\n");
-  if (all.length > 0 && all[all.length - 1] === "") all.pop();
-  return all;
 }
 
 export function searchText(result: SearchResult): string {
@@ -64,29 +54,6 @@ export function grepText(result: GrepResult): string {
   return matches.join("\n");
 }
 
-export function readFileText(result: ReadFileResult): string {
-  const shown = lines(result.text);
-  const width = String(result.startLine + Math.max(shown.length - 1, 0)).length;
-  const numbered = shown.map((line, i) => `${String(result.startLine + i).padStart(width)}| ${line}`);
-  const range =
-    result.totalLines === 0 ? "empty" : `lines ${result.startLine}-${result.endLine} of ${result.totalLines}`;
-  const rest =
-    result.endLine < result.totalLines
-      ? [
-          `(${plural(result.totalLines - result.endLine, "more line")}: read on with startLine ${result.endLine + 1})`,
-        ]
-      : [];
-  return [`${result.path} (${range})`, ...numbered, ...rest].join("\n");
-}
-
-export function listFilesText(result: ListFilesResult): string {
-  const marks = { file: "", dir: "/", link: "@" } as const;
-  const entries = result.entries.map((entry) => `${entry.path}${marks[entry.kind]}`);
-  if (entries.length === 0) return `${result.path || "."}: no entries`;
-  if (result.truncated) entries.push("(more entries left out: list a subfolder or raise limit)");
-  return entries.join("\n");
-}
-
 function branchLine(branch: BranchSummary): string {
   const facts = [
     branch.label ? `"${branch.label}"` : undefined,
@@ -109,13 +76,6 @@ export function branchCreateText(branch: BranchSummary): string {
 export function branchListText(result: { branches: BranchSummary[] }): string {
   if (result.branches.length === 0) return "no branches (make one with branch_create)";
   return result.branches.map(branchLine).join("\n");
-}
-
-export function editText(result: EditResult): string {
-  const parts = [result.ok ? result.message : `edit failed: ${result.message}`];
-  if (result.changed.length > 0) parts.push(`changed: ${result.changed.join(", ")}`);
-  if (result.lints) parts.push(result.lints.text);
-  return parts.join("\n");
 }
 
 export function diffText(result: DiffResult): string {

@@ -1,15 +1,12 @@
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
-import { OPERATIONS, type OperationName, type ResultOf } from "../engine/api.js";
+import { OPERATIONS, type OperationName, type ParamsOf, type ResultOf } from "../engine/api.js";
 import {
   acceptText,
   branchCreateText,
   branchListText,
   diffText,
-  editText,
   grepText,
-  listFilesText,
-  readFileText,
   rebaseText,
   searchText,
   statusText,
@@ -30,9 +27,9 @@ export const INSTRUCTIONS = [
   "write_file change only the branch, and run executes commands sandboxed inside the branch. The user's",
   "folder is never written except by an accept the user confirms. Commands have no network unless you",
   "ask with network: true and a reason, and the user approves. Protected files (.git/config, git hooks,",
-  "editor and umbra settings, ignore files) are read-only; hidden files (ignored secrets such as .env)",
-  "are invisible to every tool and command. When done: diff to review, then accept to ask the user to",
-  "merge the branch into their folder.",
+  "editor and umbra settings, ignore files) are read-only; hidden files (those the user's .umbraignore,",
+  ".cursorignore or settings hide, e.g. secrets) are invisible to every tool and command. When done:",
+  "diff to review, then accept to ask the user to merge the branch into their folder.",
 ].join(" ");
 
 /** The operations that are tools. */
@@ -46,6 +43,8 @@ export interface ToolSpec<N extends ToolOperation> {
   annotations: ToolAnnotations;
   /** The text content of a result. */
   text: (result: ResultOf<N>) => string;
+  /** Parameters the tool sets itself (left out of its input). */
+  fixed?: Partial<ParamsOf<N>>;
 }
 
 const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
@@ -54,7 +53,7 @@ const BRANCH_WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: fa
 
 const WHERE_READ =
   "Without `branch` it reads the user's folder (read-only); with `branch` it reads that branch, edits included. " +
-  "Ignore-aware; hidden (ignored secret) files are invisible.";
+  "Hidden files (.umbraignore, .cursorignore, the user's settings) are invisible; git-ignored ones are readable.";
 const WHERE_WRITE =
   "Changes only the branch `branch` (from branch_create), never the user's folder. Protected files " +
   "(.git/config, git hooks, editor/umbra settings, ignore files) are read-only and hidden files invisible. " +
@@ -75,9 +74,11 @@ export const TOOLS: { [N in ToolOperation]: ToolSpec<N> } = {
       "Hybrid search (lexical + vector + exact) over the workspace's index: finds code by meaning or by name. " +
       "Each hit has its path, line range, score and a preview as the file is now; `stale` hits come from a " +
       "file that changed since it was indexed. Searches the user's folder (branches are not indexed). " +
-      "`path` narrows to a glob, `lang` to a language.",
+      "`path` narrows to a glob, `lang` to a language. The first search of a workspace without an index " +
+      "builds it (that one takes longer).",
     annotations: READ,
     text: searchText,
+    fixed: { build: true },
   },
   grep: {
     name: "grep",
@@ -90,17 +91,18 @@ export const TOOLS: { [N in ToolOperation]: ToolSpec<N> } = {
     name: "read_file",
     title: "Read a file",
     description:
-      `Reads a file's lines (all, or startLine..endLine), shown with line numbers. ${WHERE_READ} ` +
+      'Reads a file\'s lines with line numbers ("  12| text"); at most 400 lines a call: give ' +
+      `startLine/endLine for a range, a cut output says how to read on. ${WHERE_READ} ` +
       "A protected file can be read; a hidden one cannot.",
     annotations: READ,
-    text: readFileText,
+    text: own<"readFile">,
   },
   listFiles: {
     name: "list_files",
     title: "List files",
-    description: `Lists the files below \`path\` (default: the workspace root); folders end in /. ${WHERE_READ}`,
+    description: `Lists the files below the folder \`path\` (default: the workspace root), \`depth\` levels deep. ${WHERE_READ}`,
     annotations: READ,
-    text: listFilesText,
+    text: own<"listFiles">,
   },
   branchCreate: {
     name: "branch_create",
@@ -137,7 +139,7 @@ export const TOOLS: { [N in ToolOperation]: ToolSpec<N> } = {
       "whitespace are tolerated and reported; a failed match says why. An empty `search` on a file that does " +
       `not exist creates it with \`replace\`. ${WHERE_WRITE}`,
     annotations: { ...BRANCH_WRITE, idempotentHint: false },
-    text: editText,
+    text: own<"edit">,
   },
   applyPatch: {
     name: "apply_patch",
@@ -147,14 +149,14 @@ export const TOOLS: { [N in ToolOperation]: ToolSpec<N> } = {
       "adds, deletes and several files at once). Hunks whose lines drifted a little are still placed. All or " +
       `nothing: if any file fails, nothing is applied. ${WHERE_WRITE}`,
     annotations: { ...BRANCH_WRITE, idempotentHint: false },
-    text: editText,
+    text: own<"applyPatch">,
   },
   writeFile: {
     name: "write_file",
     title: "Write a file in a branch",
     description: `Writes \`content\` as the whole of \`path\` (created if missing). ${WHERE_WRITE}`,
     annotations: { ...BRANCH_WRITE, idempotentHint: true },
-    text: editText,
+    text: own<"writeFile">,
   },
   lints: {
     name: "lints",
@@ -247,8 +249,11 @@ export const TOOLS: { [N in ToolOperation]: ToolSpec<N> } = {
   },
 };
 
-/** The tool's input schema: the operation's parameters without `root` (the same definition the engine checks). */
+/**
+ * The tool's input schema: the operation's parameters (the same definition the engine checks) without
+ * `root` and those the tool sets itself.
+ */
 export function inputShape(operation: ToolOperation): z.ZodRawShape {
-  const { root: _root, ...rest } = OPERATIONS[operation].shape;
-  return rest;
+  const left = new Set(["root", ...Object.keys(TOOLS[operation].fixed ?? {})]);
+  return Object.fromEntries(Object.entries(OPERATIONS[operation].shape).filter(([key]) => !left.has(key)));
 }

@@ -1,192 +1,222 @@
-/**
- * What an agent does over MCP, scripted: search → read_file → branch_create → edit (lints reported, by
- * the real `tsc --lsp`) → run the tests (they fail) → edit → run (they pass) → diff → accept, confirmed
- * by the user through elicitation. The user's folder is byte-identical (every file, mode, link and
- * mtime) until the accept, except for the edit the user makes to another line of the same file during
- * the session; after the accept it holds exactly the three-way merge of the two.
- */
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdir, realpath } from "node:fs/promises";
+import { homedir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
+import { pathToFileURL } from "node:url";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { EngineError } from "../../src/engine/errors.js";
+import { McpSession } from "../../src/mcp/session.js";
+import {
+  type Answer,
+  approve,
+  callTool,
+  fakeEngine,
+  refuse,
+  TOOL_NAMES,
+  testClient,
+} from "../helpers/mcp.js";
 import { cleanup, tempDir } from "../helpers/workspace.js";
-import { REAL_SERVER_TEST_TIMEOUTS } from "../lsp/helpers.js";
-import { fingerprintTree, McpClient, stopEngine } from "./helpers.js";
-
-const CALC = `// @ts-check
-// calc: small arithmetic helpers
-export const VERSION = "1.0.0";
 
 /**
- * The sum of the values.
- * @param {number[]} values
- * @returns {number}
+ * An MCP session in this process against a fake engine connection (tests only): what the session
+ * sends the engine, what it makes of the engine's answers and errors, and how the engine's questions
+ * reach the user through elicitation. The real engine behind the same tools: stdio.test.ts, http.test.ts.
  */
-export function total(values) {
-  let sum = 0;
-  for (const value of values) sum += value;
-  return sum - 1;
-}
-`;
 
-const TEST = `import assert from "node:assert";
-import { total } from "../src/calc.js";
-
-assert.strictEqual(total([1, 2, 3]), 6);
-console.log("calc tests ok");
-`;
-
-let base: string;
+let dir: string;
 let root: string;
-let env: NodeJS.ProcessEnv;
-let mcp: McpClient | undefined;
+const open: { session: McpSession; client: Client }[] = [];
 
-beforeAll(async () => {
-  requireBuiltCli();
-  base = realpathSync(await tempDir("mcp-session"));
-  root = join(base, "project");
-  env = {
-    ...process.env,
-    HOME: join(base, "home"),
-    UMBRA_HOME: join(base, "data"),
-    XDG_CONFIG_HOME: join(base, "config"),
-  };
-  mkdirSync(join(root, "src"), { recursive: true });
-  mkdirSync(join(root, "test"));
-  mkdirSync(env.HOME ?? "", { recursive: true });
-  writeFileSync(
-    join(root, "package.json"),
-    `${JSON.stringify({ name: "calc", type: "module", private: true })}\n`,
-  );
-  writeFileSync(
-    join(root, "tsconfig.json"),
-    `${JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        allowJs: true,
-        checkJs: true,
-        noEmit: true,
-        target: "ES2022",
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-      },
-      include: ["src", "test"],
-    })}\n`,
-  );
-  writeFileSync(join(root, "src", "calc.js"), CALC);
-  writeFileSync(join(root, "test", "calc.test.mjs"), TEST);
-  writeFileSync(join(root, "README.md"), "# calc\n\n`total(values)` sums numbers.\n");
-  const indexed = umbraSync(env, ["index", root]);
-  expect(indexed.code, indexed.stderr).toBe(0);
+beforeEach(async () => {
+  dir = await tempDir("mcp-session");
+  root = join(dir, "ws");
+  await mkdir(root);
+  root = await realpath(root);
+});
+afterEach(async () => {
+  for (const { session, client } of open.splice(0)) {
+    await client.close();
+    await session.close();
+  }
+  await cleanup(dir);
 });
 
-afterAll(async () => {
-  await mcp?.close();
-  await stopEngine(env);
-  await cleanup(base);
-});
-
-describe("a scripted agent session over MCP", () => {
-  it(
-    "search → read → branch → edit (lints) → run (fails) → edit → run (passes) → diff → accept",
-    async () => {
-      const before = await fingerprintTree(root);
-      mcp = await McpClient.open({ root, env, elicit: "accept", name: "scripted-agent" });
-      const unchanged = async (expected: string[], step: string) =>
-        expect(await fingerprintTree(root), `the user's folder changed at: ${step}`).toEqual(expected);
-
-      const search = await mcp.ok("search", { query: "sum of the values total", limit: 5 });
-      expect(search.hits.map((hit) => hit.path)).toContain("src/calc.js");
-      await unchanged(before, "search");
-
-      const read = await mcp.ok("read_file", { path: "src/calc.js" });
-      expect(read.text).toContain("return sum - 1;");
-      expect(read.text).toContain('VERSION = "1.0.0"');
-
-      const branch = await mcp.ok("branch_create", { label: "fix total" });
-      expect(branch.id).toMatch(/\S/);
-      expect((await mcp.ok("branch_list")).branches.map((b) => b.id)).toContain(branch.id);
-
-      // a wrong first attempt: a name that does not exist (tsc: 2304), and the test still fails
-      const wrong = await mcp.ok("edit", {
-        branch: branch.id,
-        path: "src/calc.js",
-        search: "  return sum - 1;",
-        replace: "  return sum - offset();",
-      });
-      expect(wrong.ok, wrong.text).toBe(true);
-      expect(wrong.changed).toEqual(["src/calc.js"]);
-      // the edit's own answer reports the lints it introduced
-      expect(wrong.lintErrors ?? 0, wrong.text).toBeGreaterThan(0);
-      expect(wrong.text).toContain("offset");
-      const lints = await mcp.ok("lints", { branch: branch.id });
-      expect(lints.introduced.map((d) => [d.path, d.line, d.code])).toEqual([["src/calc.js", 13, "2304"]]);
-      expect(lints.errors).toBe(1);
-      await unchanged(before, "edit and lints");
-
-      const failing = await mcp.ok("run", { branch: branch.id, command: "node test/calc.test.mjs" });
-      expect(failing.ran).toBe(true);
-      expect(failing.exitCode, failing.text).not.toBe(0);
-      expect(failing.stderr).toMatch(/offset is not defined/);
-      await unchanged(before, "the failing test run");
-
-      // the user edits another line of the same file meanwhile, in their own folder
-      const userCalc = CALC.replace('VERSION = "1.0.0"', 'VERSION = "1.1.0"');
-      writeFileSync(join(root, "src", "calc.js"), userCalc);
-      const withUserEdit = await fingerprintTree(root);
-
-      const fixed = await mcp.ok("edit", {
-        branch: branch.id,
-        path: "src/calc.js",
-        search: "  return sum - offset();",
-        replace: "  return sum;",
-      });
-      expect(fixed.ok, fixed.text).toBe(true);
-      expect(fixed.lintErrors ?? 0, fixed.text).toBe(0);
-      const clean = await mcp.ok("lints", { branch: branch.id });
-      expect(clean.introduced).toEqual([]);
-      expect(clean.errors).toBe(0);
-
-      const passing = await mcp.ok("run", { branch: branch.id, command: "node test/calc.test.mjs" });
-      expect(passing.exitCode, passing.text).toBe(0);
-      expect(passing.stdout).toContain("calc tests ok");
-      await unchanged(withUserEdit, "the passing test run");
-
-      const diff = await mcp.ok("diff", { branch: branch.id });
-      expect(diff.files).toEqual([{ path: "src/calc.js", kind: expect.any(String) }]);
-      expect(diff.diff).toContain("-  return sum - 1;");
-      expect(diff.diff).toContain("+  return sum;");
-      expect(diff.diff).not.toContain("offset");
-      // base → branch: the user's own edit is not the agent's
-      expect(diff.diff).not.toContain("1.1.0");
-      expect(diff.unknownBases).toEqual([]);
-      await unchanged(withUserEdit, "diff");
-      expect(mcp.elicitations).toEqual([]);
-
-      const accepted = await mcp.ok("accept", { branch: branch.id });
-      expect(accepted.confirmed).toBe(true);
-      expect(accepted.written).toBe(true);
-      expect(accepted.applied).toEqual(["src/calc.js"]);
-      expect(accepted.conflicts).toEqual([]);
-      expect(accepted.refused).toEqual([]);
-      // the user was asked once, and shown what would be written
-      expect(mcp.elicitations).toHaveLength(1);
-      expect(JSON.stringify(mcp.elicitations[0])).toContain("src/calc.js");
-
-      // exactly the merge: the user's line and the agent's fix; nothing else changed, nothing added
-      expect(readFileSync(join(root, "src", "calc.js"), "utf8")).toBe(
-        userCalc.replace("  return sum - 1;", "  return sum;"),
-      );
-      const after = await fingerprintTree(root);
-      const others = (lines: string[]) => lines.filter((line) => !line.startsWith("f src/calc.js "));
-      expect(others(after)).toEqual(others(withUserEdit));
-      expect(after.filter((line) => line.startsWith("f src/calc.js ")).length).toBe(1);
-      expect(after.find((line) => line.startsWith("f src/calc.js "))?.split(" ")[2]).toBe(
-        withUserEdit.find((line) => line.startsWith("f src/calc.js "))?.split(" ")[2],
-      );
-      if (accepted.discarded)
-        expect((await mcp.ok("branch_list")).branches.map((b) => b.id)).not.toContain(branch.id);
-    },
-    REAL_SERVER_TEST_TIMEOUTS.testTimeout,
+async function connect(
+  engine: ReturnType<typeof fakeEngine>,
+  options: { root?: string; answer?: Answer; roots?: string[] } = { root: "" },
+) {
+  const session = new McpSession({
+    ...(options.root !== undefined ? { root: options.root || root } : {}),
+    env: process.env,
+    log: () => {},
+    open: engine.open,
+  });
+  const { client, questions } = testClient(
+    options.answer,
+    options.roots ? { roots: { listChanged: true } } : {},
   );
+  const roots = options.roots;
+  if (roots)
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: roots.map((path) => ({ uri: pathToFileURL(path).href })),
+    }));
+  const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+  await session.connect(serverEnd);
+  await client.connect(clientEnd);
+  open.push({ session, client });
+  return { session, client, questions };
+}
+
+const echo = fakeEngine(async (name, params) => ({ name, params, text: "ok" }));
+
+describe("umbra mcp session", () => {
+  it("lists the 20 tools with descriptions, annotations and input schemas without root", async () => {
+    const { client } = await connect(echo);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(TOOL_NAMES);
+    for (const tool of tools) {
+      expect(tool.description?.length ?? 0).toBeGreaterThan(60);
+      expect(tool.inputSchema.type).toBe("object");
+      expect(Object.keys(tool.inputSchema.properties ?? {})).not.toContain("root");
+      expect(tool.annotations?.readOnlyHint).toBeTypeOf("boolean");
+    }
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect(byName.get("edit")?.inputSchema.required?.sort()).toEqual(["branch", "path", "replace", "search"]);
+    expect(byName.get("run")?.description).toMatch(/network: true/);
+    expect(byName.get("accept")?.annotations?.destructiveHint).toBe(true);
+    expect(byName.get("read_file")?.annotations?.readOnlyHint).toBe(true);
+  });
+
+  it("calls the engine in the session's workspace, whatever root the agent sends", async () => {
+    const engine = fakeEngine(async () => ({ ok: true, text: "a.ts\n2| b" }));
+    const { client } = await connect(engine);
+    const read = await callTool(client, "read_file", { path: "a.ts", startLine: 2, root: "/etc" });
+    expect(engine.state.calls).toEqual([{ name: "readFile", params: { path: "a.ts", startLine: 2, root } }]);
+    expect(read).toEqual({ isError: false, text: "a.ts\n2| b", data: { ok: true, text: "a.ts\n2| b" } });
+    await callTool(client, "status");
+    expect(engine.state.calls[1]).toEqual({ name: "status", params: { root } });
+    // search builds a missing index (an agent cannot run umbra index)
+    await callTool(client, "search", { query: "add", build: false });
+    expect(engine.state.calls[2]).toEqual({
+      name: "search",
+      params: { query: "add", limit: 10, build: true, root },
+    });
+    // one connection for the session, named after the client
+    expect(engine.state.opened.map((options) => options.name)).toEqual(["umbra-test"]);
+  });
+
+  it("marks a tool that did not do its work as an error, with what it did", async () => {
+    const engine = fakeEngine(async () => ({ ok: false, text: "no match for search in a.ts" }));
+    const { client } = await connect(engine);
+    const edit = await callTool(client, "edit", { branch: "b", path: "a.ts", search: "x", replace: "y" });
+    expect(edit).toMatchObject({ isError: true, text: "no match for search in a.ts", data: { ok: false } });
+  });
+
+  it("turns engine errors and bad arguments into error results the model can read", async () => {
+    const engine = fakeEngine(async () => {
+      throw new EngineError("REFUSED", ".env is hidden\nsecond line");
+    });
+    const { client } = await connect(engine);
+    const refused = await callTool(client, "read_file", { path: ".env" });
+    expect(refused).toMatchObject({ isError: true, text: ".env is hidden" });
+    const bad = await callTool(client, "read_file", { startLine: 0 });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toMatch(/path/);
+    expect(engine.state.calls).toHaveLength(1);
+  });
+
+  it("releases its engine connection when it closes", async () => {
+    const engine = fakeEngine(async () => ({ branches: [] }));
+    const { session, client } = await connect(engine);
+    await callTool(client, "branch_list");
+    expect(engine.state.closed).toBe(0);
+    await session.close();
+    expect(engine.state.closed).toBe(1);
+  });
+
+  describe("the engine's questions", () => {
+    const asking = fakeEngine(async (name, params, hooks) => {
+      if (name === "run") {
+        const ran = await hooks.approveNetwork({
+          command: String(params.command),
+          reason: "fetch packages",
+          branch: String(params.branch),
+        });
+        return { ran, text: ran ? "ran" : "network not approved" };
+      }
+      const confirmed = await hooks.confirmAccept({
+        branch: String(params.branch),
+        summary: "1 file to write",
+        diffstat: [{ path: "math.ts", added: 2, removed: 1 }],
+      });
+      const report = { written: confirmed, applied: [], unchanged: [], conflicts: [], refused: [] };
+      return { ...report, confirmed, discarded: false, message: confirmed ? "accepted" : "not confirmed" };
+    });
+    const run = { branch: "b1", command: "npm install", network: true, reason: "fetch packages" };
+
+    it("asks the user through elicitation and takes their answer", async () => {
+      const yes = await connect(asking, { root: "", answer: approve });
+      expect((await callTool(yes.client, "run", run)).data.ran).toBe(true);
+      expect(yes.questions[0]).toMatch(/npm install/);
+      expect(yes.questions[0]).toMatch(/fetch packages/);
+      expect(yes.questions[0]).toMatch(/b1/);
+      expect((await callTool(yes.client, "accept", { branch: "b1" })).data.confirmed).toBe(true);
+      expect(yes.questions[1]).toMatch(/math\.ts {2}\+2 -1/);
+
+      const no = await connect(asking, { root: "", answer: refuse });
+      expect((await callTool(no.client, "run", run)).data.ran).toBe(false);
+      expect((await callTool(no.client, "accept", { branch: "b1" })).data.confirmed).toBe(false);
+      const declined = await connect(asking, { root: "", answer: () => ({ action: "decline" }) });
+      expect((await callTool(declined.client, "run", run)).data.ran).toBe(false);
+    });
+
+    it("answers no without asking when the client cannot ask", async () => {
+      const { client, questions } = await connect(asking);
+      expect((await callTool(client, "run", run)).data.ran).toBe(false);
+      expect((await callTool(client, "accept", { branch: "b1" })).data.confirmed).toBe(false);
+      expect(questions).toEqual([]);
+    });
+
+    it("shows the agent's words without control sequences", async () => {
+      const yes = await connect(asking, { root: "", answer: approve });
+      await callTool(yes.client, "run", { ...run, command: "echo \u001b]52;c;aGk=\u0007hi\u001b[2J" });
+      expect(yes.questions[0]).toMatch(/echo hi/);
+      expect(yes.questions[0]).not.toContain("\u001b");
+    });
+  });
+
+  describe("the workspace", () => {
+    it("takes the client's first root that is a real folder, never / or the home folder, once", async () => {
+      const second = join(dir, "second");
+      await mkdir(second);
+      const engine = fakeEngine(async () => ({ branches: [] }));
+      const { client } = await connect(engine, {
+        roots: ["/", homedir(), join(dir, "missing"), root, second],
+      });
+      await callTool(client, "branch_list");
+      await client.sendRootsListChanged();
+      await callTool(client, "branch_list");
+      expect(engine.state.calls.map((call) => call.params.root)).toEqual([root, root]);
+    });
+
+    it("prefers --root to the client's roots", async () => {
+      const other = join(dir, "other");
+      await mkdir(other);
+      const engine = fakeEngine(async () => ({ branches: [] }));
+      const { client } = await connect(engine, { root: other, roots: [root] });
+      await callTool(client, "branch_list");
+      expect(engine.state.calls[0]?.params.root).toBe(await realpath(other));
+    });
+
+    it("refuses a --root that does not exist, as a tool error", async () => {
+      const engine = fakeEngine(async () => ({ branches: [] }));
+      const { client } = await connect(engine, { root: join(dir, "missing") });
+      const result = await callTool(client, "branch_list");
+      expect(result.isError).toBe(true);
+      expect(result.text).toMatch(/does not exist/);
+      expect(engine.state.opened).toHaveLength(0);
+    });
+  });
 });

@@ -1,0 +1,192 @@
+/**
+ * What an agent does over MCP, scripted: search → read_file → branch_create → edit (lints reported, by
+ * the real `tsc --lsp`) → run the tests (they fail) → edit → run (they pass) → diff → accept, confirmed
+ * by the user through elicitation. The user's folder is byte-identical (every file, mode, link and
+ * mtime) until the accept, except for the edit the user makes to another line of the same file during
+ * the session; after the accept it holds exactly the three-way merge of the two.
+ */
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
+import { cleanup, tempDir } from "../helpers/workspace.js";
+import { REAL_SERVER_TEST_TIMEOUTS } from "../lsp/helpers.js";
+import { fingerprintTree, McpClient, stopEngine } from "./helpers.js";
+
+const CALC = `// @ts-check
+// calc: small arithmetic helpers
+export const VERSION = "1.0.0";
+
+/**
+ * The sum of the values.
+ * @param {number[]} values
+ * @returns {number}
+ */
+export function total(values) {
+  let sum = 0;
+  for (const value of values) sum += value;
+  return sum - 1;
+}
+`;
+
+const TEST = `import assert from "node:assert";
+import { total } from "../src/calc.js";
+
+assert.strictEqual(total([1, 2, 3]), 6);
+console.log("calc tests ok");
+`;
+
+let base: string;
+let root: string;
+let env: NodeJS.ProcessEnv;
+let mcp: McpClient | undefined;
+
+beforeAll(async () => {
+  requireBuiltCli();
+  base = realpathSync(await tempDir("mcp-session"));
+  root = join(base, "project");
+  env = {
+    ...process.env,
+    HOME: join(base, "home"),
+    UMBRA_HOME: join(base, "data"),
+    XDG_CONFIG_HOME: join(base, "config"),
+  };
+  mkdirSync(join(root, "src"), { recursive: true });
+  mkdirSync(join(root, "test"));
+  mkdirSync(env.HOME ?? "", { recursive: true });
+  writeFileSync(
+    join(root, "package.json"),
+    `${JSON.stringify({ name: "calc", type: "module", private: true })}\n`,
+  );
+  writeFileSync(
+    join(root, "tsconfig.json"),
+    `${JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        allowJs: true,
+        checkJs: true,
+        noEmit: true,
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+      },
+      include: ["src", "test"],
+    })}\n`,
+  );
+  writeFileSync(join(root, "src", "calc.js"), CALC);
+  writeFileSync(join(root, "test", "calc.test.mjs"), TEST);
+  writeFileSync(join(root, "README.md"), "# calc\n\n`total(values)` sums numbers.\n");
+  const indexed = umbraSync(env, ["index", root]);
+  expect(indexed.code, indexed.stderr).toBe(0);
+});
+
+afterAll(async () => {
+  await mcp?.close();
+  await stopEngine(env);
+  await cleanup(base);
+});
+
+describe("a scripted agent session over MCP", () => {
+  it(
+    "search → read → branch → edit (lints) → run (fails) → edit → run (passes) → diff → accept",
+    async () => {
+      const before = await fingerprintTree(root);
+      mcp = await McpClient.open({ root, env, elicit: "accept", name: "scripted-agent" });
+      const unchanged = async (expected: string[], step: string) =>
+        expect(await fingerprintTree(root), `the user's folder changed at: ${step}`).toEqual(expected);
+
+      const search = await mcp.ok("search", { query: "sum of the values total", limit: 5 });
+      expect(search.hits.map((hit) => hit.path)).toContain("src/calc.js");
+      await unchanged(before, "search");
+
+      const read = await mcp.ok("read_file", { path: "src/calc.js" });
+      expect(read.text).toContain("return sum - 1;");
+      expect(read.text).toContain('VERSION = "1.0.0"');
+
+      const branch = await mcp.ok("branch_create", { label: "fix total" });
+      expect(branch.id).toMatch(/\S/);
+      expect((await mcp.ok("branch_list")).branches.map((b) => b.id)).toContain(branch.id);
+
+      // a wrong first attempt: a name that does not exist (tsc: 2304), and the test still fails
+      const wrong = await mcp.ok("edit", {
+        branch: branch.id,
+        path: "src/calc.js",
+        search: "  return sum - 1;",
+        replace: "  return sum - offset();",
+      });
+      expect(wrong.ok, wrong.text).toBe(true);
+      expect(wrong.changed).toEqual(["src/calc.js"]);
+      // the edit's own answer reports the lints it introduced
+      expect(wrong.lintErrors ?? 0, wrong.text).toBeGreaterThan(0);
+      expect(wrong.text).toContain("offset");
+      const lints = await mcp.ok("lints", { branch: branch.id });
+      expect(lints.introduced.map((d) => [d.path, d.line, d.code])).toEqual([["src/calc.js", 13, "2304"]]);
+      expect(lints.errors).toBe(1);
+      await unchanged(before, "edit and lints");
+
+      const failing = await mcp.ok("run", { branch: branch.id, command: "node test/calc.test.mjs" });
+      expect(failing.ran).toBe(true);
+      expect(failing.exitCode, failing.text).not.toBe(0);
+      expect(failing.stderr).toMatch(/offset is not defined/);
+      await unchanged(before, "the failing test run");
+
+      // the user edits another line of the same file meanwhile, in their own folder
+      const userCalc = CALC.replace('VERSION = "1.0.0"', 'VERSION = "1.1.0"');
+      writeFileSync(join(root, "src", "calc.js"), userCalc);
+      const withUserEdit = await fingerprintTree(root);
+
+      const fixed = await mcp.ok("edit", {
+        branch: branch.id,
+        path: "src/calc.js",
+        search: "  return sum - offset();",
+        replace: "  return sum;",
+      });
+      expect(fixed.ok, fixed.text).toBe(true);
+      expect(fixed.lintErrors ?? 0, fixed.text).toBe(0);
+      const clean = await mcp.ok("lints", { branch: branch.id });
+      expect(clean.introduced).toEqual([]);
+      expect(clean.errors).toBe(0);
+
+      const passing = await mcp.ok("run", { branch: branch.id, command: "node test/calc.test.mjs" });
+      expect(passing.exitCode, passing.text).toBe(0);
+      expect(passing.stdout).toContain("calc tests ok");
+      await unchanged(withUserEdit, "the passing test run");
+
+      const diff = await mcp.ok("diff", { branch: branch.id });
+      expect(diff.files).toEqual([{ path: "src/calc.js", kind: expect.any(String) }]);
+      expect(diff.diff).toContain("-  return sum - 1;");
+      expect(diff.diff).toContain("+  return sum;");
+      expect(diff.diff).not.toContain("offset");
+      // base → branch: the user's own edit is not the agent's
+      expect(diff.diff).not.toContain("1.1.0");
+      expect(diff.unknownBases).toEqual([]);
+      await unchanged(withUserEdit, "diff");
+      expect(mcp.elicitations).toEqual([]);
+
+      const accepted = await mcp.ok("accept", { branch: branch.id });
+      expect(accepted.confirmed).toBe(true);
+      expect(accepted.written).toBe(true);
+      expect(accepted.applied).toEqual(["src/calc.js"]);
+      expect(accepted.conflicts).toEqual([]);
+      expect(accepted.refused).toEqual([]);
+      // the user was asked once, and shown what would be written
+      expect(mcp.elicitations).toHaveLength(1);
+      expect(JSON.stringify(mcp.elicitations[0])).toContain("src/calc.js");
+
+      // exactly the merge: the user's line and the agent's fix; nothing else changed, nothing added
+      expect(readFileSync(join(root, "src", "calc.js"), "utf8")).toBe(
+        userCalc.replace("  return sum - 1;", "  return sum;"),
+      );
+      const after = await fingerprintTree(root);
+      const others = (lines: string[]) => lines.filter((line) => !line.startsWith("f src/calc.js "));
+      expect(others(after)).toEqual(others(withUserEdit));
+      expect(after.filter((line) => line.startsWith("f src/calc.js ")).length).toBe(1);
+      expect(after.find((line) => line.startsWith("f src/calc.js "))?.split(" ")[2]).toBe(
+        withUserEdit.find((line) => line.startsWith("f src/calc.js "))?.split(" ")[2],
+      );
+      if (accepted.discarded)
+        expect((await mcp.ok("branch_list")).branches.map((b) => b.id)).not.toContain(branch.id);
+    },
+    REAL_SERVER_TEST_TIMEOUTS.testTimeout,
+  );
+});
