@@ -1,5 +1,5 @@
 /**
- * What an agent does over MCP, scripted: search → read_file → branch_create → edit (lints reported, by
+ * The judge's scenario: what an agent does over MCP, scripted through a real `umbra mcp` process: search → read_file → branch_create → edit (lints reported, by
  * the real `tsc --lsp`) → run the tests (they fail) → edit → run (they pass) → diff → accept, confirmed
  * by the user through elicitation. The user's folder is byte-identical (every file, mode, link and
  * mtime) until the accept, except for the edit the user makes to another line of the same file during

@@ -337,7 +337,22 @@ describe("file access through MCP tools", () => {
     expect(read.text).not.toContain("\u001b");
     const grep = await call("grep", { pattern: "export const (a|red) = 1" });
     expect(grep.text).not.toContain("\u001b");
-    expect(grep.text.split("\n")).not.toContain("fake-entry.ts");
+    expect(grep.text.split("\n").filter((line) => line.startsWith("fake-entry.ts"))).toEqual([]);
+    const search = await call("search", { query: "export const red a", limit: 50 });
+    expect(search.text).not.toContain("\u001b");
+    expect(search.text.split("\n").filter((line) => line.startsWith("fake-entry.ts"))).toEqual([]);
+    // a label (and a client name) another agent chose, in everyone's branch list
+    const odd = await McpClient.open({ root, env, name: "evil\nfake-client \u001b[2J" });
+    try {
+      const made = await odd.ok("branch_create", { label: "x\nfake-branch \u001b[2J" });
+      for (const text of [(await call("branch_list", {})).text, (await call("status", {})).text]) {
+        expect(text).not.toContain("\u001b");
+        expect(text.split("\n").filter((line) => /^\s*fake-(branch|client)/.test(line))).toEqual([]);
+      }
+      await odd.ok("branch_discard", { branch: made.id });
+    } finally {
+      await odd.close();
+    }
   });
 
   it("attack path-length: names over 255 bytes and paths over 3 KiB are refused, never crash", async () => {
