@@ -670,6 +670,31 @@ describe("accept and branches through MCP", () => {
     await expectUntouched();
   });
 
+  it("work: the user's own mcp.autoAccept accepts without asking", async () => {
+    const own = join(base, "auto");
+    mkdirSync(own);
+    writeFileSync(join(own, "a.txt"), "a\n");
+    const ownEnv = {
+      ...env,
+      UMBRA_HOME: join(base, "auto-data"),
+      XDG_CONFIG_HOME: join(base, "auto-config"),
+    };
+    mkdirSync(join(base, "auto-config", "umbra"), { recursive: true });
+    writeFileSync(join(base, "auto-config", "umbra", "config.json"), '{"mcp":{"autoAccept":true}}\n');
+    const agent = await McpClient.open({ root: own, env: ownEnv, name: "auto" });
+    try {
+      const made = (await agent.ok("branch_create", {})).id;
+      await agent.ok("write_file", { branch: made, path: "a.txt", content: "a2\n" });
+      const accepted = await agent.ok("accept", { branch: made });
+      expect(accepted.confirmed).toBe(true);
+      expect(accepted.applied).toEqual(["a.txt"]);
+      expect(readFileSync(join(own, "a.txt"), "utf8")).toBe("a2\n");
+    } finally {
+      await agent.close();
+      await stopEngine(ownEnv);
+    }
+  });
+
   it("attack root: a tool call naming another root stays in its own workspace", async () => {
     const otherRoot = { root: other };
     // call() fails on the other workspace's content; its file's name is not listed either
