@@ -556,6 +556,8 @@ describe("run through MCP", () => {
 
   it("attack run: the engine's unix socket and the data directory from inside the sandbox", async () => {
     const sockets = await socketsBelow(data);
+    // the MCP servers reach one engine (umbra serve) over its socket in the data directory
+    expect(sockets.length).toBeGreaterThan(0);
     const probes = sockets.map(
       (path) =>
         `node -e 'require("net").connect(${JSON.stringify(path)}).on("connect", () => { console.log("CONNECTED"); process.exit(0); }).on("error", (e) => console.log("REFUSED", e.code))'`,
