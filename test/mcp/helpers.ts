@@ -68,32 +68,19 @@ export interface McpClientOptions {
   name?: string;
   /** Roots the client declares (file:// URIs made from these folders); absent: no roots capability. */
   roots?: string[];
-  cwd?: string;
 }
 
 /** A bound for one call that only catches a hang: lints and test runs on a loaded machine are slow. */
 const CALL_TIMEOUT_MS = scaled(600_000);
 
-/** Fills an elicitation form the way a user who says yes would. */
-function yesContent(request: ElicitRequest["params"]): Record<string, string | number | boolean | string[]> {
-  const content: Record<string, string | number | boolean | string[]> = {};
-  const schema = "requestedSchema" in request ? request.requestedSchema : undefined;
-  for (const [key, property] of Object.entries(schema?.properties ?? {})) {
-    const prop = property as {
-      type?: string;
-      enum?: string[];
-      default?: unknown;
-      oneOf?: { const: string }[];
-    };
-    const options = prop.enum ?? prop.oneOf?.map((option) => option.const);
-    if (prop.type === "boolean") content[key] = true;
-    else if (options && options.length > 0)
-      content[key] =
-        options.find((option) => /^(yes|accept|approve|allow|confirm|ok)/i.test(option)) ?? options[0] ?? "";
-    else if (prop.type === "number" || prop.type === "integer") content[key] = Number(prop.default ?? 1);
-    else if (prop.type === "string") content[key] = typeof prop.default === "string" ? prop.default : "yes";
-  }
-  return content;
+/** Fills an elicitation form the way a user who says yes would: every yes/no field yes. */
+function yesContent(request: ElicitRequest["params"]): Record<string, boolean> {
+  const properties = "requestedSchema" in request ? request.requestedSchema.properties : {};
+  return Object.fromEntries(
+    Object.entries(properties)
+      .filter(([, property]) => property.type === "boolean")
+      .map(([key]) => [key, true]),
+  );
 }
 
 export class McpClient {
@@ -122,7 +109,6 @@ export class McpClient {
       env: Object.fromEntries(
         Object.entries(options.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
       ),
-      cwd: options.cwd,
       stderr: "pipe",
     });
     const mcp = new McpClient(client, transport);
@@ -193,11 +179,11 @@ export function openAll(options: McpClientOptions[]): Promise<McpClient[]> {
 }
 
 /**
- * Every entry below `root` (`.git` included), one line each: kind, path, mode, link count and content
- * hash or link target, and with `times` the mtime. Equal fingerprints mean the same bytes, modes and
- * links, and no entry gained or lost (with `times`: nothing was even rewritten).
+ * Every entry below `root` (`.git` included), one line each: kind, path, mode, link count, and content
+ * hash and mtime or link target. Equal fingerprints mean the same bytes, modes and links, no entry
+ * gained or lost, and nothing even rewritten.
  */
-export async function fingerprintTree(root: string, times = true): Promise<string[]> {
+export async function fingerprintTree(root: string): Promise<string[]> {
   const lines: string[] = [];
   const walk = async (dir: string, prefix: string): Promise<void> => {
     const names = (await readdir(dir)).sort();
@@ -214,7 +200,7 @@ export async function fingerprintTree(root: string, times = true): Promise<strin
         const hash = createHash("sha256")
           .update(await readFile(path))
           .digest("hex");
-        lines.push(`f ${rel} ${mode} ${info.nlink} ${hash}${times ? ` ${info.mtimeMs}` : ""}`);
+        lines.push(`f ${rel} ${mode} ${info.nlink} ${hash} ${info.mtimeMs}`);
       } else lines.push(`o ${rel} ${mode}`);
     }
   };
