@@ -2,6 +2,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { safeOutput } from "../cli/safe-text.js";
 import type { AcceptQuestion, ClientHooks, NetworkQuestion } from "../engine/api.js";
+import { shownPath } from "../workspace/errors.js";
 
 /**
  * The engine's questions to the user, asked through MCP elicitation: the client shows a form with one
@@ -16,9 +17,15 @@ const ANSWER_TIMEOUT_MS = 10 * 60_000;
 const MAX_QUOTE = 2000;
 const MAX_DIFFSTAT = 50;
 
+/**
+ * The colours safeOutput keeps: a question shows none (a colour can hide words: ESC[8m conceals). Built
+ * from strings: the linter forbids control characters in regular-expression literals.
+ */
+const COLOURS = new RegExp(["\\u001b\\[", "[0-9;:]*m"].join(""), "g");
+
 /** Untrusted text in a question: no control sequences, bounded. */
 function quoted(text: string): string {
-  const clean = safeOutput(text).replace(/\r/g, "");
+  const clean = safeOutput(text).replace(COLOURS, "").replace(/\r/g, "");
   return clean.length > MAX_QUOTE
     ? `${clean.slice(0, MAX_QUOTE)}… (${clean.length - MAX_QUOTE} more characters)`
     : clean;
@@ -38,7 +45,8 @@ export function networkMessage(question: NetworkQuestion): string {
 
 export function acceptMessage(question: AcceptQuestion): string {
   const shown = question.diffstat.slice(0, MAX_DIFFSTAT);
-  const stat = shown.map((file) => `  ${quoted(file.path)}  +${file.added} -${file.removed}`);
+  // one line a file: a name holding a newline is shown escaped, it cannot add lines of its own
+  const stat = shown.map((file) => `  ${quoted(shownPath(file.path))}  +${file.added} -${file.removed}`);
   if (question.diffstat.length > shown.length)
     stat.push(`  … and ${question.diffstat.length - shown.length} more files`);
   return [
