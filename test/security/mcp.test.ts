@@ -17,6 +17,7 @@ import {
   mkdirSync,
   readFileSync,
   realpathSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -355,6 +356,28 @@ describe("file access through MCP tools", () => {
     }
   });
 
+  it("attack navigation: lints, definition, references, hover and symbols of hidden files and links out", async () => {
+    await sh("ln -s .env nav-env.ts && ln -s ../outside.txt nav-out.ts");
+    for (const path of [
+      ".env",
+      "env-link.txt",
+      "notes-link.txt",
+      "key-copy.txt",
+      "homelink/.bashrc",
+      "passwd.txt",
+      "nav-env.ts",
+      "nav-out.ts",
+    ]) {
+      for (const target of [{}, { branch }]) {
+        await call("definition", { ...target, path, line: 1, column: 1 });
+        await call("references", { ...target, path, line: 1, column: 1 });
+        await call("hover", { ...target, path, line: 1, column: 1 });
+        await call("document_symbols", { ...target, path });
+      }
+      await refused("lints", { branch, path });
+    }
+  });
+
   it("attack path-length: names over 255 bytes and paths over 3 KiB are refused, never crash", async () => {
     for (const path of ["x".repeat(300), `${"deep/".repeat(700)}f.ts`, `billing/${"y".repeat(256)}.ts`]) {
       await refused("read_file", { path });
@@ -593,6 +616,54 @@ describe("accept and branches through MCP", () => {
     }
     await expectUntouched();
     expect((await agent.ok("branch_list")).branches.map((b) => b.id)).toContain(own);
+  });
+
+  it("attack accept: only some files, naming hidden, protected and outside paths, writes none of them", async () => {
+    const asker = await client("accept");
+    const own = (await asker.ok("branch_create", { label: "files" })).id;
+    await asker.ok("write_file", { branch: own, path: "README.md", content: "taken over\n" });
+    const outcome = await call(
+      "accept",
+      {
+        branch: own,
+        files: ["../outside.txt", ".env", "/etc/passwd", ".git/config", "homelink/.bashrc", "secrets/id.pem"],
+      },
+      "accept",
+    );
+    if (!outcome.isError) expect(outcome.data?.applied ?? []).toEqual([]);
+    await expectUntouched();
+  });
+
+  it("attack questions: odd file names and commands reach the user without escapes or fake lines", async () => {
+    const asker = await client("accept");
+    const own = (await asker.ok("branch_create", { label: "odd question" })).id;
+    const names = ["evil\nfake-line.txt", "\u001b[2Jclear.txt", "\u001b[8mconcealed.txt"];
+    for (const path of names) await works("write_file", { branch: own, path, content: "x\n" }, "accept");
+    const asked = asker.elicitations.length;
+    await call(
+      "run",
+      {
+        branch: own,
+        network: true,
+        command: "echo \u001b[8mhidden\u001b[0m \u001b]0;title\u0007",
+        reason: "x\u001b[31my",
+      },
+      "accept",
+    );
+    try {
+      await call("accept", { branch: own }, "accept");
+    } finally {
+      // "the user" said yes: the odd files leave the folder again
+      for (const name of names) rmSync(join(root, name), { force: true });
+    }
+    const questions = asker.elicitations.slice(asked).map((question) => question.message);
+    expect(questions).toHaveLength(2);
+    for (const question of questions) {
+      expect(question).not.toContain("\u001b");
+      expect(question).not.toContain("\u0007");
+      expect(question.split("\n").filter((line) => /^\s*fake-line/.test(line))).toEqual([]);
+    }
+    await expectUntouched();
   });
 
   it("attack accept: the user declines: nothing is written", async () => {
