@@ -7,6 +7,7 @@ import { dataDir } from "../config/paths.js";
 import { clientConfig, isMcpClient, MCP_CLIENTS } from "../mcp/client-config.js";
 import { serveHttp } from "../mcp/http.js";
 import { McpSession } from "../mcp/session.js";
+import type { RootChoice } from "../mcp/workspace.js";
 import { UsageError } from "./errors.js";
 import { commandRoot } from "./root.js";
 
@@ -45,25 +46,29 @@ function protocolOutput(): Writable {
   });
 }
 
-async function serveStdio(root: string | undefined): Promise<void> {
-  const session = new McpSession({ ...(root !== undefined ? { root } : {}), env: process.env, log });
+async function serveStdio(root: RootChoice): Promise<void> {
+  const session = new McpSession({ root, env: process.env, log });
   const input = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
   });
+  if (process.stdin.isTTY)
+    log(
+      "waiting for an MCP client on standard input (clients start this themselves: see umbra mcp --print-config)",
+    );
   await session.connect(new StdioServerTransport(process.stdin, protocolOutput()));
   await stopped(input);
   await session.close();
 }
 
-async function serveOverHttp(root: string | undefined, flags: McpFlags): Promise<void> {
+async function serveOverHttp(root: RootChoice, flags: McpFlags): Promise<void> {
   const port = flags.port === undefined ? 0 : Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port must be a port number (0 to 65535), not ${flags.port}`);
   const http = await serveHttp({
     port,
     tokenFile: flags.tokenFile ?? join(dataDir(), "mcp", "http-{port}.token"),
-    newSession: () => new McpSession({ ...(root !== undefined ? { root } : {}), env: process.env, log }),
+    newSession: () => new McpSession({ root, env: process.env, log }),
     log,
   });
   log(`listening on ${http.url}`);
@@ -112,7 +117,10 @@ export function registerMcp(program: Command): void {
       if (!flags.http && (flags.port !== undefined || flags.tokenFile !== undefined))
         throw new UsageError("--port and --token-file go with --http");
       // a folder the user named must exist now: a usage error at start, not one per tool call
-      const root = flags.root !== undefined ? await commandRoot(flags.root) : undefined;
+      const root: RootChoice = {
+        ...(flags.root !== undefined ? { given: await commandRoot(flags.root) } : {}),
+        here: () => commandRoot(undefined),
+      };
       await (flags.http ? serveOverHttp(root, flags) : serveStdio(root));
       process.exit(0);
     });

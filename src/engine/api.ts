@@ -328,7 +328,20 @@ export interface Caller {
   hooks: ClientHooks;
 }
 
+/** How far a long operation is (building the index before the first search: files hashed, chunks embedded). */
+export interface Progress {
+  message: string;
+  done: number;
+  total: number;
+}
+
+/** What a caller may add to one call: a way to stop it (a command is killed), and where progress goes. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: Progress) => void;
+}
+
 /** The engine as its front ends see it: one call per operation. */
 export interface EngineApi {
-  call<N extends OperationName>(name: N, params: ParamsOf<N>): Promise<ResultOf<N>>;
+  call<N extends OperationName>(name: N, params: ParamsOf<N>, options?: CallOptions): Promise<ResultOf<N>>;
 }

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { ClientHooks, EngineApi, OperationName, ParamsOf, ResultOf } from "./api.js";
+import type { CallOptions, ClientHooks, EngineApi, OperationName, ParamsOf, ResultOf } from "./api.js";
 import type { Engine } from "./engine.js";
 import { EngineError } from "./errors.js";
 import { type EnginePlace, enginePlace, privateEngineDir } from "./place.js";
@@ -30,8 +30,8 @@ export const NO_HOOKS: ClientHooks = {
 export function inProcess(engine: Engine, options: Omit<OpenEngineOptions, "env">): EngineConnection {
   const caller = engine.connect(options.name, options.hooks ?? NO_HOOKS);
   return {
-    call<N extends OperationName>(name: N, params: ParamsOf<N>): Promise<ResultOf<N>> {
-      return engine.call(caller, name, params);
+    call<N extends OperationName>(name: N, params: ParamsOf<N>, options?: CallOptions): Promise<ResultOf<N>> {
+      return engine.call(caller, name, params, options);
     },
     async close() {
       engine.disconnect(caller);

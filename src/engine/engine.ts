@@ -1,6 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { type Caller, type ClientHooks, OPERATIONS, type OperationName, type ResultOf } from "./api.js";
+import {
+  type Caller,
+  type CallOptions,
+  type ClientHooks,
+  OPERATIONS,
+  type OperationName,
+  type ResultOf,
+} from "./api.js";
 import { EngineError } from "./errors.js";
 import { runOperation } from "./operations.js";
 import { WorkspaceHub } from "./workspaces.js";
@@ -53,7 +60,12 @@ export class Engine {
   }
 
   /** Runs one operation for `caller`; `params` is untrusted and checked against the operation's schema. */
-  async call<N extends OperationName>(caller: Caller, name: N, params: unknown): Promise<ResultOf<N>> {
+  async call<N extends OperationName>(
+    caller: Caller,
+    name: N,
+    params: unknown,
+    options: CallOptions = {},
+  ): Promise<ResultOf<N>> {
     if (this.closed) throw new EngineError("NO_ENGINE", "the engine is stopping");
     if (!Object.hasOwn(OPERATIONS, name))
       throw new EngineError("BAD_REQUEST", `no operation ${String(name)}`);
@@ -66,7 +78,8 @@ export class Engine {
         `${name}: ${issue ? `${issue.path.join(".") || "parameters"}: ${issue.message}` : "bad parameters"}`,
       );
     }
-    return runOperation(this.hub, caller, name, parsed.data, {
+    if (options.signal?.aborted) throw new EngineError("CANCELLED", "the request was cancelled");
+    return runOperation(this.hub, caller, name, parsed.data, options, {
       pid: process.pid,
       startedAt: this.startedAt,
       clients: this.clients.size,

@@ -14,6 +14,8 @@ export type EngineErrorCode =
   | "BUSY"
   /** What the request needs is not there: no index yet, no language server for the file. */
   | "UNAVAILABLE"
+  /** The caller stopped the request (an MCP cancellation, Ctrl-C). */
+  | "CANCELLED"
   /** The engine is not running or cannot be reached. */
   | "NO_ENGINE"
   /** Anything else: a bug or an I/O failure. */
@@ -25,6 +27,7 @@ const CODES: ReadonlySet<string> = new Set<EngineErrorCode>([
   "REFUSED",
   "BUSY",
   "UNAVAILABLE",
+  "CANCELLED",
   "NO_ENGINE",
   "INTERNAL",
 ]);

@@ -25,6 +25,7 @@ import { hardLinksToHidden } from "../workspace/scan.js";
 import type {
   AcceptResult,
   Caller,
+  CallOptions,
   DiffResult,
   GrepResult,
   LintsResult,
@@ -49,7 +50,7 @@ type Handler<N extends OperationName> = (
   ws: Workspace,
   params: ParsedParamsOf<N>,
   caller: Caller,
-  facts: EngineFacts,
+  call: CallOptions & { facts: EngineFacts },
 ) => Promise<ResultOf<N>>;
 
 const outcome = (result: ToolResult): ToolOutcome => ({
@@ -89,8 +90,8 @@ async function visibleThroughDoor(files: BranchFiles, paths: Iterable<string>): 
   return visible;
 }
 
-const searchOp: Handler<"search"> = async (ws, p, caller) =>
-  ws.withIndex(p.build, async (index): Promise<SearchResult> => {
+const searchOp: Handler<"search"> = async (ws, p, caller, call) =>
+  ws.withIndex(p.build, call, async (index): Promise<SearchResult> => {
     const hits = await search(index, p.query, {
       limit: p.limit,
       ...(p.path ? { pathGlob: p.path } : {}),
@@ -251,9 +252,9 @@ const symbolsOp: Handler<"documentSymbols"> = async (ws, p, caller) => {
   return { symbols, text };
 };
 
-const runOp: Handler<"run"> = (ws, p, caller) =>
+const runOp: Handler<"run"> = (ws, p, caller, call) =>
   ws.inBranch(p.branch, async (held): Promise<RunToolResult> => {
-    const context = await ws.context(held, caller);
+    const context = await ws.context(held, caller, call.signal);
     const done = await runCommand(
       {
         command: p.command,
@@ -356,7 +357,7 @@ const acceptOp: Handler<"accept"> = (ws, p, caller) =>
     return { ...report, confirmed: true, discarded: all };
   });
 
-const statusOp: Handler<"status"> = async (ws, _p, _caller, facts): Promise<StatusResult> => ({
+const statusOp: Handler<"status"> = async (ws, _p, _caller, { facts }): Promise<StatusResult> => ({
   root: ws.root,
   index: { ...(await indexStatus(ws.root, ws.env)), watched: ws.watched, syncing: ws.syncing },
   branches: await ws.branches(),
@@ -414,6 +415,7 @@ function engineError(error: unknown): EngineError {
   if (error instanceof ShadowError)
     return new EngineError(error.code === "BRANCH_NOT_FOUND" ? "NOT_FOUND" : "INTERNAL", error.message);
   const name = (error as { name?: string })?.name;
+  if (name === "AbortError") return new EngineError("CANCELLED", "the request was cancelled");
   if (name === "WorkspaceError" || name === "ConfigError")
     return new EngineError("BAD_REQUEST", (error as Error).message);
   return new EngineError("INTERNAL", error instanceof Error ? error.message : String(error));
@@ -425,13 +427,14 @@ export async function runOperation<N extends OperationName>(
   caller: Caller,
   name: N,
   params: ParsedParamsOf<N>,
+  options: CallOptions,
   facts: EngineFacts,
 ): Promise<ResultOf<N>> {
   try {
     const ws = await hub.workspace(params.root);
     ws.refresh();
     const handler = HANDLERS[name] as Handler<N>;
-    return await handler(ws, params, caller, facts);
+    return await handler(ws, params, caller, { ...options, facts });
   } catch (error) {
     throw engineError(error);
   }

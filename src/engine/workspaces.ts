@@ -5,7 +5,7 @@ import type { ToolContext } from "../agent/tools/types.js";
 import { loadConfig, type UmbraConfig } from "../config/config.js";
 import { workspaceDir } from "../config/paths.js";
 import { NotIndexedError } from "../index/embedders.js";
-import { indexWorkspace } from "../index/indexer.js";
+import { type IndexProgress, indexWorkspace } from "../index/indexer.js";
 import { type OpenedIndex, openIndex } from "../index/open.js";
 import { watchWorkspace } from "../index/watcher.js";
 import { branchLauncher } from "../lsp/branch-launcher.js";
@@ -26,7 +26,7 @@ import {
   userFolderFiles,
 } from "../shadow/index.js";
 import { resolveRoot } from "../workspace/root.js";
-import type { BranchSummary, Caller, IndexFreshness } from "./api.js";
+import type { BranchSummary, Caller, CallOptions, IndexFreshness, Progress } from "./api.js";
 import { EngineError } from "./errors.js";
 
 export interface HubOptions {
@@ -71,6 +71,7 @@ export class Workspace {
   private settings: { config: UmbraConfig; key: string; warnings: string[] };
   private slot: IndexSlot | undefined;
   private opening: Promise<IndexSlot> | undefined;
+  private readonly buildListeners = new Set<(progress: Progress) => void>();
   private readonly stopWatching = new AbortController();
   private watching = false;
   syncing = false;
@@ -152,8 +153,8 @@ export class Workspace {
    * Runs `use` on the workspace's open index (opened on first use, built first when `build` and there
    * is none). While it runs, a sync may replace the index; the old one closes once its last user is done.
    */
-  async withIndex<T>(build: boolean, use: (index: OpenedIndex) => Promise<T>): Promise<T> {
-    const slot = await this.openSlot(build);
+  async withIndex<T>(build: boolean, call: CallOptions, use: (index: OpenedIndex) => Promise<T>): Promise<T> {
+    const slot = await this.openSlot(build, call);
     slot.users++;
     try {
       return await use(slot.index);
@@ -163,15 +164,23 @@ export class Workspace {
     }
   }
 
-  private async openSlot(build: boolean): Promise<IndexSlot> {
+  /**
+   * The open index; a build, when one is needed, is shared by every caller waiting for it (each gets its
+   * progress); a caller that stops waiting does not stop it for the others.
+   */
+  private async openSlot(build: boolean, call: CallOptions): Promise<IndexSlot> {
     if (this.slot) return this.slot;
+    const listener = call.onProgress;
+    if (listener) this.buildListeners.add(listener);
     this.opening ??= (async () => {
       let index: OpenedIndex;
       try {
         index = await openIndex(this.root, this.config, this.env);
       } catch (error) {
         if (!(error instanceof NotIndexedError) || !build) throw error;
-        await this.sync();
+        await this.sync((progress) => {
+          for (const each of this.buildListeners) each(progress);
+        });
         index = await openIndex(this.root, this.config, this.env);
       }
       this.slot = { index, users: 0, retired: false };
@@ -179,12 +188,17 @@ export class Workspace {
       return this.slot;
     })().finally(() => {
       this.opening = undefined;
+      this.buildListeners.clear();
     });
-    return this.opening;
+    try {
+      return await abortable(this.opening, call.signal);
+    } finally {
+      if (listener) this.buildListeners.delete(listener);
+    }
   }
 
   /** One incremental index run; the open index is replaced when it changed anything. */
-  private async sync() {
+  private async sync(onProgress?: (progress: Progress) => void) {
     this.syncing = true;
     try {
       const report = await indexWorkspace(this.root, {
@@ -192,6 +206,12 @@ export class Workspace {
         env: this.env,
         signal: this.stopWatching.signal,
         onWarning: this.options.onWarning,
+        ...(onProgress
+          ? {
+              onProgress: ({ phase, done, total }: IndexProgress) =>
+                onProgress({ message: `indexing: ${phase}`, done, total }),
+            }
+          : {}),
       });
       const c = report.changes;
       if (this.slot && c.added + c.modified + c.removed + c.renamed > 0) {
@@ -417,7 +437,7 @@ export class Workspace {
    * The tools' context in `held` (or in the user's folder, read-only): the shared index and language
    * servers, and network approval asked of `caller` (what the user's own config allows needs no asking).
    */
-  async context(held: Held | undefined, caller: Caller): Promise<ToolContext> {
+  async context(held: Held | undefined, caller: Caller, signal?: AbortSignal): Promise<ToolContext> {
     const allowed = allowlistApprover(this.config.sandbox.network.allowCommands ?? []);
     const ask: Approver = (request) =>
       caller.hooks.approveNetwork({
@@ -433,9 +453,10 @@ export class Workspace {
       config: this.config,
       env: this.env,
       lsp: () => this.lsp(),
-      searchIndex: () => this.withIndex(true, async (index) => index),
+      searchIndex: () => this.withIndex(true, {}, async (index) => index),
       sandbox: (network) => this.sandbox(network),
       approver: firstApproving(allowed, ask),
+      ...(signal ? { signal } : {}),
     };
   }
 
@@ -459,6 +480,17 @@ export class Workspace {
       if (this.slot.users === 0) this.slot.index.close();
     }
   }
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts (the work behind the promise goes on). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
+  });
 }
 
 /** Every workspace the engine has open, by root. */

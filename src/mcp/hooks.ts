@@ -1,8 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { safeOutput } from "../cli/safe-text.js";
 import type { AcceptQuestion, ClientHooks, NetworkQuestion } from "../engine/api.js";
-import { shownPath } from "../workspace/errors.js";
 
 /**
  * The engine's questions to the user, asked through MCP elicitation: the client shows a form with one
@@ -18,14 +16,43 @@ const MAX_QUOTE = 2000;
 const MAX_DIFFSTAT = 50;
 
 /**
- * The colours safeOutput keeps: a question shows none (a colour can hide words: ESC[8m conceals). Built
- * from strings: the linter forbids control characters in regular-expression literals.
+ * A control character other than newline and tab (C0, DEL, C1), or a bidirectional control (marks,
+ * embeddings, overrides, isolates), with which a command could be shown in another order than it runs.
  */
-const COLOURS = new RegExp(["\\u001b\\[", "[0-9;:]*m"].join(""), "g");
+export function isControl(char: string): boolean {
+  const code = char.codePointAt(0) ?? 0;
+  if (char === "\n" || char === "\t") return false;
+  return (
+    code < 0x20 ||
+    (code >= 0x7f && code <= 0x9f) ||
+    code === 0x200e ||
+    code === 0x200f ||
+    code === 0x061c ||
+    (code >= 0x202a && code <= 0x202e) ||
+    (code >= 0x2066 && code <= 0x2069)
+  );
+}
 
-/** Untrusted text in a question: no control sequences, bounded. */
+/**
+ * A name (a file's path, a label) on one line: its control characters, newline and tab included, shown
+ * as \uXXXX escapes, so that it cannot add lines of its own to what the user or the model reads.
+ */
+export function oneLine(text: string): string {
+  return [...text]
+    .map((char) =>
+      char === "\n" || char === "\t" || isControl(char)
+        ? `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`
+        : char,
+    )
+    .join("");
+}
+
+/**
+ * Untrusted text in a question, bounded and without control characters: what the client shows cannot
+ * drive a terminal or reorder or hide part of itself (an escape sequence loses its ESC and shows as text).
+ */
 function quoted(text: string): string {
-  const clean = safeOutput(text).replace(COLOURS, "").replace(/\r/g, "");
+  const clean = [...text].filter((char) => !isControl(char)).join("");
   return clean.length > MAX_QUOTE
     ? `${clean.slice(0, MAX_QUOTE)}… (${clean.length - MAX_QUOTE} more characters)`
     : clean;
@@ -46,7 +73,7 @@ export function networkMessage(question: NetworkQuestion): string {
 export function acceptMessage(question: AcceptQuestion): string {
   const shown = question.diffstat.slice(0, MAX_DIFFSTAT);
   // one line a file: a name holding a newline is shown escaped, it cannot add lines of its own
-  const stat = shown.map((file) => `  ${quoted(shownPath(file.path))}  +${file.added} -${file.removed}`);
+  const stat = shown.map((file) => `  ${quoted(oneLine(file.path))}  +${file.added} -${file.removed}`);
   if (question.diffstat.length > shown.length)
     stat.push(`  … and ${question.diffstat.length - shown.length} more files`);
   return [

@@ -34,6 +34,8 @@ export interface HttpServer {
 }
 
 const ENDPOINT = "/mcp";
+/** A request's most: a write_file of the engine's largest content (64 MiB), escaped as JSON. */
+const MAX_BODY = 160 * 1024 * 1024;
 
 function reply(
   res: ServerResponse,
@@ -60,6 +62,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
     const session = options.newSession();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
+      maxRequestBodySize: MAX_BODY,
       onsessioninitialized: (id) => void sessions.set(id, { session, transport }),
     });
     // set before connect: the server chains its own close handler after this one

@@ -1,15 +1,22 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { CallToolResult, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import type { ParamsOf, ResultOf } from "../engine/api.js";
+import type {
+  CallToolResult,
+  RequestId,
+  ServerNotification,
+  ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { CallOptions, ParamsOf, ResultOf } from "../engine/api.js";
 import { type EngineConnection, type OpenEngineOptions, openEngine } from "../engine/client.js";
 import { elicitationHooks } from "./hooks.js";
+import { progressNotes } from "./progress.js";
 import { INSTRUCTIONS, inputShape, TOOLS, type ToolOperation } from "./tools.js";
-import { sessionRoot } from "./workspace.js";
+import { type RootChoice, sessionRoot } from "./workspace.js";
 
 export interface McpSessionOptions {
-  /** The folder the user gave with --root (else the client's roots, else the current folder). */
-  root?: string;
+  /** The workspace: the folder the user named, else the client's roots, else the folder umbra started in. */
+  root: RootChoice;
   env: NodeJS.ProcessEnv;
   /** One line for the user (stderr; never stdout, which carries the protocol over stdio). */
   log: (line: string) => void;
@@ -41,6 +48,17 @@ function resultText<N extends ToolOperation>(operation: N, result: ResultOf<N>):
 function failed(result: unknown): boolean {
   const { ok, ran } = result as { ok?: unknown; ran?: unknown };
   return ok === false || ran === false;
+}
+
+/** What a tool call asks beyond its arguments: the client may cancel it, and may want its progress. */
+function callOptions(extra: RequestHandlerExtra<ServerRequest, ServerNotification>): CallOptions {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return { signal: extra.signal };
+  const onProgress = progressNotes((note) => {
+    const params = { progressToken: token, ...note };
+    extra.sendNotification({ method: "notifications/progress", params }).catch(() => {});
+  });
+  return { signal: extra.signal, onProgress };
 }
 
 /**
@@ -88,14 +106,17 @@ export class McpSession {
         inputSchema: inputShape(operation),
         annotations: { title: spec.title, ...spec.annotations },
       },
-      (args: Record<string, unknown>, extra) => this.call(operation, args, extra.requestId),
+      (args: Record<string, unknown>, extra) =>
+        this.call(operation, args, extra.requestId, callOptions(extra)),
     );
   }
 
+  /** One tool call: the engine's operation; `options` carry the client's cancellation and progress token. */
   private async call<N extends ToolOperation>(
     operation: N,
     args: Record<string, unknown>,
     requestId: RequestId,
+    options: CallOptions,
   ): Promise<CallToolResult> {
     const branch = typeof args.branch === "string" ? args.branch : undefined;
     this.running.set(requestId, { operation, ...(branch !== undefined ? { branch } : {}) });
@@ -104,7 +125,7 @@ export class McpSession {
       // the arguments passed the tool's schema, which is the operation's without root; the engine checks
       // them again against the operation's own schema
       const params = { ...args, ...TOOLS[operation].fixed, root } as ParamsOf<N>;
-      const result = await connection.call(operation, params);
+      const result = await connection.call(operation, params, options);
       return {
         content: [{ type: "text", text: resultText(operation, result) }],
         structuredContent: result as unknown as Record<string, unknown>,
@@ -132,7 +153,7 @@ export class McpSession {
 
   private async open(): Promise<Attached> {
     const { env, log } = this.options;
-    const root = await sessionRoot(this.options.root, this.server.server, log, env);
+    const root = await sessionRoot(this.options.root, this.server.server, log);
     const hooks = elicitationHooks(this.server.server, (kind, branch) => this.relatedCall(kind, branch), log);
     const name = this.server.server.getClientVersion()?.name ?? "mcp client";
     const connection = await (this.options.open ?? openEngine)({ name, hooks, env });

@@ -7,18 +7,18 @@ import type {
   SearchResult,
   StatusResult,
 } from "../engine/api.js";
-import { shownPath } from "../workspace/errors.js";
+import { oneLine } from "./hooks.js";
 
 /**
  * What a model reads of each engine result: the same facts as the structured result, laid out as text
  * (one hit or match a line, what to do next where a result asks for it), for the results that do not
  * carry their text already. Pure functions; the structured result goes along unchanged. Paths and
- * labels are shown escaped (shownPath): a file name holding a newline or a terminal escape cannot fake
- * a line.
+ * client names are shown on one line (oneLine): a file name holding a newline or a terminal escape
+ * cannot fake a line.
  */
 
 function paths(list: readonly string[]): string {
-  return list.map(shownPath).join(", ");
+  return list.map(oneLine).join(", ");
 }
 
 function plural(n: number, word: string): string {
@@ -43,7 +43,7 @@ export function searchText(result: SearchResult): string {
   if (result.hits.length === 0) return `no hits (${freshness.join("; ")})`;
   const hits = result.hits.map((hit) => {
     const head = [
-      `${shownPath(hit.path)}:${hit.startLine}-${hit.endLine}`,
+      `${oneLine(hit.path)}:${hit.startLine}-${hit.endLine}`,
       hit.symbol ? hit.symbol : undefined,
       `score ${hit.score.toFixed(3)}`,
       hit.stale ? "STALE: the file changed since it was indexed, lines may have moved" : undefined,
@@ -55,7 +55,7 @@ export function searchText(result: SearchResult): string {
 
 export function grepText(result: GrepResult): string {
   if (result.matches.length === 0) return "no matches";
-  const matches = result.matches.map((match) => `${shownPath(match.path)}:${match.line}: ${match.text}`);
+  const matches = result.matches.map((match) => `${oneLine(match.path)}:${match.line}: ${match.text}`);
   if (result.truncated)
     matches.push(`(more matches left out: narrow the pattern or the path, or raise limit)`);
   return matches.join("\n");
@@ -63,10 +63,10 @@ export function grepText(result: GrepResult): string {
 
 function branchLine(branch: BranchSummary): string {
   const facts = [
-    branch.label ? `"${shownPath(branch.label)}"` : undefined,
+    branch.label ? JSON.stringify(branch.label) : undefined,
     branch.mode,
     branch.createdAt ? `created ${branch.createdAt}` : undefined,
-    branch.client ? `by ${shownPath(branch.client)}` : undefined,
+    branch.client ? `by ${oneLine(branch.client)}` : undefined,
     branch.busy ? "busy: another process works in it (read-only here)" : undefined,
   ].filter((part) => part !== undefined);
   return facts.length > 0 ? `${branch.id}  ${facts.join(", ")}` : branch.id;
@@ -97,12 +97,12 @@ export function diffText(result: DiffResult): string {
 function conflictLines(conflicts: AcceptResult["conflicts"]): string[] {
   return conflicts.map(
     (conflict) =>
-      `  ${shownPath(conflict.path)}: ${conflict.why}${conflict.hunks.length > 0 ? ` (${plural(conflict.hunks.length, "region")})` : ""}`,
+      `  ${oneLine(conflict.path)}: ${conflict.why}${conflict.hunks.length > 0 ? ` (${plural(conflict.hunks.length, "region")})` : ""}`,
   );
 }
 
 export function acceptText(result: AcceptResult): string {
-  if (!result.confirmed) return `not accepted: ${result.message}`;
+  // unconfirmed: the engine's message says so (and nothing was written)
   const parts = [result.message];
   if (result.applied.length > 0) parts.push(`written: ${paths(result.applied)}`);
   if (result.unchanged.length > 0) parts.push(`already as the branch has them: ${paths(result.unchanged)}`);
@@ -110,7 +110,7 @@ export function acceptText(result: AcceptResult): string {
     parts.push(["conflicts (left as the user has them):", ...conflictLines(result.conflicts)].join("\n"));
   if (result.refused.length > 0)
     parts.push(
-      ["refused:", ...result.refused.map((refusal) => `  ${shownPath(refusal.path)}: ${refusal.why}`)].join(
+      ["refused:", ...result.refused.map((refusal) => `  ${oneLine(refusal.path)}: ${refusal.why}`)].join(
         "\n",
       ),
     );
@@ -133,7 +133,7 @@ export function statusText(result: StatusResult): string {
     ? `index: ${plural(index.files, "file")}, ${plural(index.chunks, "chunk")}, last sync ${index.lastSync ?? "unknown"}` +
       `${index.syncing ? ", syncing" : ""}${index.watched ? ", watched" : ", not watched"}` +
       `${index.skipped.length > 0 ? `, ${plural(index.skipped.length, "file")} skipped` : ""}`
-    : "index: not built yet (search needs it; grep, read_file and list_files work without)";
+    : "index: not built yet (the first search builds it)";
   const servers =
     result.servers.length > 0
       ? result.servers.map((server) => `  ${server.language}: ${server.server} ${server.state}`)
@@ -141,7 +141,7 @@ export function statusText(result: StatusResult): string {
   return [
     `workspace: ${result.root}`,
     indexLine,
-    `branches: ${result.branches.length === 0 ? "none" : ""}`,
+    `branches:${result.branches.length === 0 ? " none" : ""}`,
     ...result.branches.map((branch) => `  ${branchLine(branch)}`),
     "language servers:",
     ...servers,

@@ -62,6 +62,7 @@ const POSITION =
   "Position: `path`, 1-based `line`, and either a 1-based `column` or the `symbol` name on that line. " +
   "Without `branch`: the user's folder; with it: the branch's unsaved edits, as the language server sees them.";
 
+/** The text a result carries itself (the agent's tools' words, the lints' and the run's reports). */
 function own<N extends ToolOperation>(result: ResultOf<N>): string {
   return (result as { text: string }).text;
 }

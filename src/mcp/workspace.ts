@@ -3,8 +3,6 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { commandRoot } from "../cli/root.js";
-import { resolveRoot } from "../workspace/root.js";
 
 /**
  * The workspace of an MCP session, chosen once for the session (never per call, never by the agent):
@@ -18,6 +16,13 @@ export class McpWorkspaceError extends Error {
   override name = "McpWorkspaceError";
 }
 
+export interface RootChoice {
+  /** The folder the user named (--root), already resolved: absolute and free of symlinks. */
+  given?: string;
+  /** The workspace of the folder umbra was started in (the front end's root discovery). */
+  here: () => Promise<string>;
+}
+
 /** The home folder, free of symlinks (as roots are). */
 async function realHome(): Promise<string> {
   return realpath(homedir()).catch(() => resolve(homedir()));
@@ -28,7 +33,7 @@ export function tooWide(root: string, home: string): boolean {
   return root === "/" || root === home;
 }
 
-/** The first `file://` root that is a folder and not too wide; why the others were passed over. */
+/** The first `file://` root that is a folder and not too wide (free of symlinks); why the others were passed over. */
 export async function pickClientRoot(
   uris: readonly string[],
   home: string,
@@ -38,9 +43,8 @@ export async function pickClientRoot(
     let path: string;
     try {
       if (!uri.startsWith("file://")) throw new Error("not a file:// root");
-      path = fileURLToPath(uri);
+      path = await realpath(fileURLToPath(uri));
       if (!(await stat(path)).isDirectory()) throw new Error("not a folder");
-      path = await resolveRoot(path);
     } catch (error) {
       skipped.push(`${uri}: ${error instanceof Error ? error.message : String(error)}`);
       continue;
@@ -56,12 +60,11 @@ export async function pickClientRoot(
 
 /** The workspace of the session served by `server` (the client is initialized). */
 export async function sessionRoot(
-  given: string | undefined,
+  choice: RootChoice,
   server: Server,
   log: (line: string) => void,
-  env: NodeJS.ProcessEnv = process.env,
 ): Promise<string> {
-  if (given !== undefined) return commandRoot(given, env);
+  if (choice.given !== undefined) return choice.given;
   if (server.getClientCapabilities()?.roots) {
     try {
       const { roots } = await server.listRoots();
@@ -77,7 +80,7 @@ export async function sessionRoot(
       );
     }
   }
-  const root = await commandRoot(undefined, env);
+  const root = await choice.here();
   if (tooWide(root, await realHome()))
     throw new McpWorkspaceError(
       `no workspace: umbra mcp was started in ${root}, which is not a project; start it with --root DIR`,

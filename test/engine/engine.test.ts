@@ -184,6 +184,24 @@ describe("engine operations", () => {
     await api.call("branchDiscard", { root, branch: branch.id });
   });
 
+  it("stops a command when the caller cancels the request", async () => {
+    const branch = await api.call("branchCreate", { root });
+    const stop = new AbortController();
+    const running = api.call(
+      "run",
+      { root, branch: branch.id, command: "echo started; sleep 600" },
+      { signal: stop.signal },
+    );
+    // cancelled once the command is up (it wrote its first line into the branch's view of the world)
+    setTimeout(() => stop.abort(), 1500);
+    const result = await running;
+    expect(result.ran).toBe(true);
+    expect(result.exitCode).not.toBe(0);
+    await api.call("branchDiscard", { root, branch: branch.id });
+    const cancelled = await failure(api.call("status", { root }, { signal: AbortSignal.abort() }));
+    expect(cancelled.code).toBe("CANCELLED");
+  });
+
   it("accepts only what the client confirmed, merging into the user's folder", async () => {
     const branch = await api.call("branchCreate", { root });
     await api.call("writeFile", { root, branch: branch.id, path: "NOTES.md", content: "notes\n" });
@@ -230,7 +248,14 @@ describe("engine operations", () => {
   it("searches (building the index when asked) and reports status", async () => {
     const missing = await failure(api.call("search", { root, query: "add numbers" }));
     expect(missing.code).toBe("UNAVAILABLE");
-    const found = await api.call("search", { root, query: "add", build: true });
+    const progress: string[] = [];
+    const found = await api.call(
+      "search",
+      { root, query: "add", build: true },
+      { onProgress: (p) => progress.push(p.message) },
+    );
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.every((message) => message.startsWith("indexing: "))).toBe(true);
     expect(found.hits.map((hit) => hit.path)).toContain("src/math.js");
     expect(found.hits.every((hit) => hit.path !== ".env")).toBe(true);
     const status = await api.call("status", { root });

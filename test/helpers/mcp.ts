@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, ClientCapabilities, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { ClientHooks } from "../../src/engine/api.js";
+import type { CallOptions, ClientHooks } from "../../src/engine/api.js";
 import { type EngineConnection, NO_HOOKS, type OpenEngineOptions } from "../../src/engine/client.js";
 import { tempDir } from "./workspace.js";
 
@@ -102,17 +102,25 @@ interface Recorded {
   params: Record<string, unknown>;
 }
 
-/** A fake engine connection (tests only): records calls, answers with `answer` (which may ask the client's hooks). */
+/**
+ * A fake engine connection (tests only): records calls, answers with `answer` (which may ask the
+ * client's hooks, report progress, or wait for the call to be cancelled).
+ */
 export function fakeEngine(
-  answer: (name: string, params: Record<string, unknown>, hooks: ClientHooks) => Promise<unknown>,
+  answer: (
+    name: string,
+    params: Record<string, unknown>,
+    hooks: ClientHooks,
+    options: CallOptions,
+  ) => Promise<unknown>,
 ) {
   const state = { calls: [] as Recorded[], opened: [] as OpenEngineOptions[], closed: 0 };
   const open = async (options: OpenEngineOptions): Promise<EngineConnection> => {
     state.opened.push(options);
     return {
-      call: async (name: string, params: Record<string, unknown>) => {
+      call: async (name: string, params: Record<string, unknown>, callOptions: CallOptions = {}) => {
         state.calls.push({ name, params });
-        return answer(name, params, options.hooks ?? NO_HOOKS);
+        return answer(name, params, options.hooks ?? NO_HOOKS, callOptions);
       },
       close: async () => {
         state.closed++;

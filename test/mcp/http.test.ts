@@ -194,7 +194,13 @@ describe("umbra mcp --http", () => {
     const http = await serveHttp({
       port: 0,
       tokenFile,
-      newSession: () => new McpSession({ root, env: process.env, log: () => {}, open: engine.open }),
+      newSession: () =>
+        new McpSession({
+          root: { given: root, here: async () => root },
+          env: process.env,
+          log: () => {},
+          open: engine.open,
+        }),
       log: () => {},
     });
     try {
@@ -217,5 +223,32 @@ describe("umbra mcp --http", () => {
       await http.close();
     }
     expect(existsSync(tokenFile)).toBe(false);
+  });
+
+  it("serves clients at once, each in its own branch, none seeing another's edits", async () => {
+    served = await serve();
+    const s = served;
+    const agents = await Promise.all([1, 2, 3, 4].map(() => httpClient(s)));
+    const outcomes = await Promise.all(
+      agents.map(async ({ client }, i) => {
+        const branch = String((await callTool(client, "branch_create", { label: `agent ${i}` })).data.id);
+        // odd agents break the types, even ones do not: each branch's lints must be its own
+        const content = `export const who: ${i % 2 ? "string" : "number"} = ${i};\n`;
+        const write = await callTool(client, "write_file", { branch, path: "who.ts", content });
+        const lints = await callTool(client, "lints", { branch });
+        const read = await callTool(client, "read_file", { branch, path: "who.ts" });
+        const run = await callTool(client, "run", { branch, command: "cat who.ts" });
+        return { i, branch, write, lints, read, run };
+      }),
+    );
+    expect(new Set(outcomes.map((outcome) => outcome.branch)).size).toBe(4);
+    for (const { i, write, lints, read, run } of outcomes) {
+      const content = `export const who: ${i % 2 ? "string" : "number"} = ${i};`;
+      expect(write.isError).toBe(false);
+      expect(lints.data.errors).toBe(i % 2);
+      expect(read.text).toContain(content);
+      expect(run.data.stdout).toBe(`${content}\n`);
+    }
+    expect(existsSync(join(root, "who.ts"))).toBe(false);
   });
 });

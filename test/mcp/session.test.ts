@@ -17,6 +17,7 @@ import {
   TOOL_NAMES,
   testClient,
 } from "../helpers/mcp.js";
+import { waitUntil } from "../helpers/wait.js";
 import { cleanup, tempDir } from "../helpers/workspace.js";
 
 /**
@@ -43,12 +44,15 @@ afterEach(async () => {
   await cleanup(dir);
 });
 
+/** A session on `root` as if named with --root; with `given: null`, none named and `here` the start folder. */
 async function connect(
   engine: ReturnType<typeof fakeEngine>,
-  options: { root?: string; answer?: Answer; roots?: string[] } = { root: "" },
+  options: { given?: string | null; here?: string; answer?: Answer; roots?: string[] } = {},
 ) {
+  const given = options.given === undefined ? root : options.given;
+  const here = options.here ?? dir;
   const session = new McpSession({
-    ...(options.root !== undefined ? { root: options.root || root } : {}),
+    root: { ...(given !== null ? { given } : {}), here: async () => here },
     env: process.env,
     log: () => {},
     open: engine.open,
@@ -127,6 +131,64 @@ describe("umbra mcp session", () => {
     expect(engine.state.calls).toHaveLength(1);
   });
 
+  it("passes the engine's progress on to a client that asked for it, growing", async () => {
+    const engine = fakeEngine(async (_name, _params, _hooks, options) => {
+      for (const [message, done] of [
+        ["hashing", 0],
+        ["hashing", 2],
+        ["hashing", 2],
+        ["embedding", 1],
+      ] as const)
+        options.onProgress?.({ message, done, total: 2 });
+      return { hits: [], index: { watched: true, syncing: false, files: 2, chunks: 2 } };
+    });
+    const { client } = await connect(engine);
+    const notes: { progress: number; total?: number; message?: string }[] = [];
+    await client.callTool({ name: "search", arguments: { query: "x" } }, undefined, {
+      onprogress: (note) => void notes.push(note),
+    });
+    expect(notes).toEqual([
+      { progress: 0, total: 2, message: "hashing" },
+      { progress: 2, total: 2, message: "hashing" },
+      { progress: 3, total: 4, message: "embedding" },
+    ]);
+    // without a progress token, the engine gets no progress callback
+    let asked: unknown;
+    const quiet = fakeEngine(async (_name, _params, _hooks, options) => {
+      asked = options.onProgress;
+      return { branches: [] };
+    });
+    await callTool((await connect(quiet)).client, "branch_list");
+    expect(asked).toBeUndefined();
+  });
+
+  it("cancels the engine's call when the client cancels the tool call", async () => {
+    let aborted: () => void = () => {};
+    const seen = new Promise<void>((resolve) => {
+      aborted = resolve;
+    });
+    const engine = fakeEngine(
+      (_name, _params, _hooks, options) =>
+        new Promise((_resolve, reject) => {
+          options.signal?.addEventListener("abort", () => {
+            aborted();
+            reject(new Error("cancelled"));
+          });
+        }),
+    );
+    const { client } = await connect(engine);
+    const controller = new AbortController();
+    const call = client.callTool(
+      { name: "run", arguments: { branch: "b", command: "sleep 1000" } },
+      undefined,
+      { signal: controller.signal },
+    );
+    await waitUntil(() => engine.state.calls.length === 1, "the call to reach the engine");
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await seen;
+  });
+
   it("releases its engine connection when it closes", async () => {
     const engine = fakeEngine(async () => ({ branches: [] }));
     const { session, client } = await connect(engine);
@@ -157,7 +219,7 @@ describe("umbra mcp session", () => {
     const run = { branch: "b1", command: "npm install", network: true, reason: "fetch packages" };
 
     it("asks the user through elicitation and takes their answer", async () => {
-      const yes = await connect(asking, { root: "", answer: approve });
+      const yes = await connect(asking, { answer: approve });
       expect((await callTool(yes.client, "run", run)).data.ran).toBe(true);
       expect(yes.questions[0]).toMatch(/npm install/);
       expect(yes.questions[0]).toMatch(/fetch packages/);
@@ -165,10 +227,10 @@ describe("umbra mcp session", () => {
       expect((await callTool(yes.client, "accept", { branch: "b1" })).data.confirmed).toBe(true);
       expect(yes.questions[1]).toMatch(/math\.ts {2}\+2 -1/);
 
-      const no = await connect(asking, { root: "", answer: refuse });
+      const no = await connect(asking, { answer: refuse });
       expect((await callTool(no.client, "run", run)).data.ran).toBe(false);
       expect((await callTool(no.client, "accept", { branch: "b1" })).data.confirmed).toBe(false);
-      const declined = await connect(asking, { root: "", answer: () => ({ action: "decline" }) });
+      const declined = await connect(asking, { answer: () => ({ action: "decline" }) });
       expect((await callTool(declined.client, "run", run)).data.ran).toBe(false);
     });
 
@@ -179,11 +241,14 @@ describe("umbra mcp session", () => {
       expect(questions).toEqual([]);
     });
 
-    it("shows the agent's words without control sequences", async () => {
-      const yes = await connect(asking, { root: "", answer: approve });
-      await callTool(yes.client, "run", { ...run, command: "echo \u001b]52;c;aGk=\u0007hi\u001b[2J" });
-      expect(yes.questions[0]).toMatch(/echo hi/);
+    it("shows the agent's words without control sequences or bidirectional controls", async () => {
+      const yes = await connect(asking, { answer: approve });
+      await callTool(yes.client, "run", { ...run, command: "echo \u001b]52;c;aGk=\u0007hi\u001b[2J\rfake" });
+      expect(yes.questions[0]).toMatch(/echo \]52;c;aGk=hi\[2Jfake/);
       expect(yes.questions[0]).not.toContain("\u001b");
+      // shown in the order it runs: no bidirectional override can make "rm -rf ~" read as something else
+      await callTool(yes.client, "run", { ...run, command: "echo \u202e~ fr- mr\u202c; \u2067x\u2069" });
+      expect(yes.questions[1]).toMatch(/echo ~ fr- mr; x/);
     });
   });
 
@@ -193,6 +258,7 @@ describe("umbra mcp session", () => {
       await mkdir(second);
       const engine = fakeEngine(async () => ({ branches: [] }));
       const { client } = await connect(engine, {
+        given: null,
         roots: ["/", homedir(), join(dir, "missing"), root, second],
       });
       await callTool(client, "branch_list");
@@ -205,18 +271,23 @@ describe("umbra mcp session", () => {
       const other = join(dir, "other");
       await mkdir(other);
       const engine = fakeEngine(async () => ({ branches: [] }));
-      const { client } = await connect(engine, { root: other, roots: [root] });
+      const { client } = await connect(engine, { given: other, roots: [root] });
       await callTool(client, "branch_list");
-      expect(engine.state.calls[0]?.params.root).toBe(await realpath(other));
+      expect(engine.state.calls[0]?.params.root).toBe(other);
     });
 
-    it("refuses a --root that does not exist, as a tool error", async () => {
+    it("takes the folder it started in when the client has no roots, but never the home folder", async () => {
       const engine = fakeEngine(async () => ({ branches: [] }));
-      const { client } = await connect(engine, { root: join(dir, "missing") });
-      const result = await callTool(client, "branch_list");
-      expect(result.isError).toBe(true);
-      expect(result.text).toMatch(/does not exist/);
-      expect(engine.state.opened).toHaveLength(0);
+      const started = await connect(engine, { given: null, here: root });
+      await callTool(started.client, "branch_list");
+      expect(engine.state.calls[0]?.params.root).toBe(root);
+      const home = await connect(engine, { given: null, here: await realpath(homedir()) });
+      const result = await callTool(home.client, "branch_list");
+      expect(result).toMatchObject({
+        isError: true,
+        text: expect.stringMatching(/^no workspace: .* --root DIR$/),
+      });
+      expect(engine.state.opened).toHaveLength(1);
     });
   });
 });

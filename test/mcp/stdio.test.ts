@@ -1,11 +1,11 @@
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CLI, requireBuiltCli } from "../helpers/cli.js";
+import { CLI, requireBuiltCli, umbraSync } from "../helpers/cli.js";
 import {
   type Answer,
   approve,
@@ -17,6 +17,7 @@ import {
   TOOL_NAMES,
   testClient,
 } from "../helpers/mcp.js";
+import { scaled, waitUntil } from "../helpers/wait.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
 
 /**
@@ -85,6 +86,13 @@ afterEach(async () => {
 });
 
 describe("umbra mcp over stdio", () => {
+  it("refuses at start a --root that does not exist", () => {
+    const missing = umbraSync(isolatedEnv(home), ["mcp", "--root", join(root, "missing")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^umbra: workspace folder does not exist: .*missing\n$/);
+    expect(missing.stdout).toBe("");
+  });
+
   it("serves the 20 tools, and nothing but the protocol on stdout", async () => {
     const { client, errors, stderr } = await connect();
     const { tools } = await client.listTools();
@@ -214,6 +222,28 @@ describe("umbra mcp over stdio", () => {
     expect((await callTool(client, "list_files")).text).not.toMatch(/made\.txt/);
     expect((await callTool(client, "branch_discard", { branch })).data).toEqual({ discarded: branch });
     expect((await callTool(client, "branch_list")).data.branches).toEqual([]);
+  });
+
+  it("kills a command whose tool call the client cancels: the branch answers the next call", async () => {
+    const { client } = await connect();
+    const branch = String((await callTool(client, "branch_create")).data.id);
+    const controller = new AbortController();
+    const sleeping = client.callTool(
+      { name: "run", arguments: { branch, command: "touch started; sleep 100000" } },
+      undefined,
+      { signal: controller.signal, timeout: scaled(600_000) },
+    );
+    // the branch answers nothing while the command runs: see its write in the branch's layer on disk
+    const started = async () =>
+      (await readdir(join(home, "data"), { recursive: true })).some(
+        (path) => path.includes(branch) && basename(path) === "started",
+      );
+    await waitUntil(started, "the command to start", 120_000);
+    controller.abort();
+    await expect(sleeping).rejects.toThrow();
+    // requests in one branch run one after the other: this one is answered only once the sleep is gone
+    const next = await callTool(client, "run", { branch, command: "echo next" });
+    expect(next.data).toMatchObject({ ran: true, exitCode: 0, stdout: "next\n" });
   });
 
   it("works in the client's root when no --root is given, and never in the home folder", async () => {
