@@ -29,6 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
 import { cleanup, copyExamples } from "../helpers/workspace.js";
 import {
+  alive,
   type Elicit,
   fingerprintTree,
   McpClient,
@@ -44,6 +45,7 @@ const SECRETS = [
   "WS_SECRET_pem",
   "OUTSIDE_SECRET",
   "OTHER_ROOT_SECRET",
+  "ENV_SECRET_key",
 ];
 /** A line of /etc/passwd. */
 const PASSWD = /root:[^:\n]*:0:0:/;
@@ -177,6 +179,9 @@ beforeAll(async () => {
     UMBRA_HOME: data,
     XDG_CONFIG_HOME: join(base, "config"),
     GIT_CONFIG_NOSYSTEM: "1",
+    // what the user's shell holds: never passed into a command's sandbox
+    UMBRA_MODEL_API_KEY: "ENV_SECRET_key",
+    AWS_SECRET_ACCESS_KEY: "ENV_SECRET_key",
   };
   mkdirSync(join(home, ".ssh"), { recursive: true });
   writeFileSync(join(home, ".bashrc"), "export HOME_SECRET_bashrc=1\n");
@@ -592,6 +597,31 @@ describe("run through MCP", () => {
     );
     expect(run.stdout).not.toContain("CONNECTED");
     expect(run.stdout).not.toMatch(/workspaces|branches/);
+  });
+
+  it("attack run: signals to the engine and the MCP server, /proc escapes, the environment, mount and unshare", async () => {
+    const agent = await client();
+    const engine = (await agent.ok("status")).engine.pid;
+    const own = (await agent.ok("branch_create", { label: "host" })).id;
+    const run = await call("run", {
+      branch: own,
+      command: [
+        `kill -9 ${engine} ${agent.pid} 1`,
+        `echo pwned > /proc/self/root${base}/outside.txt`,
+        "echo pwned > /proc/self/cwd/../outside.txt",
+        `echo pwned > /proc/1/root${base}/outside.txt`,
+        "env; cat /proc/*/environ | tr '\\0' '\\n'",
+        "mount -t tmpfs none /tmp",
+        "unshare -r true && echo UNSHARED",
+        "ls /proc | grep -c '^[0-9]'",
+        "true",
+      ].join(" 2>&1; "),
+    });
+    expect(run.data?.stdout ?? "").not.toContain("UNSHARED");
+    // both still answer, as the same processes
+    expect((await agent.ok("status")).engine.pid).toBe(engine);
+    expect(alive(agent.pid)).toBe(true);
+    await expectUntouched();
   });
 
   it("work: an ordinary command runs in the branch, a link inside the workspace works", async () => {
