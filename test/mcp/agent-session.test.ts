@@ -1,17 +1,18 @@
 /**
- * The judge's scenario: what an agent does over MCP, scripted through a real `umbra mcp` process: search → read_file → branch_create → edit (lints reported, by
- * the real `tsc --lsp`) → run the tests (they fail) → edit → run (they pass) → diff → accept, confirmed
- * by the user through elicitation. The user's folder is byte-identical (every file, mode, link and
- * mtime) until the accept, except for the edit the user makes to another line of the same file during
- * the session; after the accept it holds exactly the three-way merge of the two.
+ * The judge's scenario: what an agent does over MCP, scripted through a real `umbra mcp` process (the
+ * SDK's client over stdio): search → read_file → branch_create → edit (lints reported, by the real
+ * `tsc --lsp`) → run the tests (they fail) → edit → run (they pass) → diff → accept, confirmed by the
+ * user through elicitation. The user's folder is byte-identical (every file, mode, link and mtime) until
+ * the accept, except for the edit the user makes to another line of the same file during the session;
+ * after the accept it holds exactly the three-way merge of the two.
  */
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
-import { cleanup, tempDir } from "../helpers/workspace.js";
-import { REAL_SERVER_TEST_TIMEOUTS } from "../lsp/helpers.js";
-import { fingerprintTree, McpClient, stopEngine } from "./helpers.js";
+import { cleanup } from "../helpers/workspace.js";
+import { REAL_SERVER_TEST_TIMEOUTS, writeTree } from "../lsp/helpers.js";
+import { fingerprintTree, McpClient, stopEngine, testPlace } from "./helpers.js";
 
 const CALC = `// @ts-check
 // calc: small arithmetic helpers
@@ -43,39 +44,26 @@ let mcp: McpClient | undefined;
 
 beforeAll(async () => {
   requireBuiltCli();
-  base = realpathSync(await tempDir("mcp-session"));
-  root = join(base, "project");
-  env = {
-    ...process.env,
-    HOME: join(base, "home"),
-    UMBRA_HOME: join(base, "data"),
-    XDG_CONFIG_HOME: join(base, "config"),
+  ({ base, root, env } = await testPlace("mcp-session"));
+  const tsconfig = {
+    compilerOptions: {
+      strict: true,
+      allowJs: true,
+      checkJs: true,
+      noEmit: true,
+      target: "ES2022",
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+    },
+    include: ["src", "test"],
   };
-  mkdirSync(join(root, "src"), { recursive: true });
-  mkdirSync(join(root, "test"));
-  mkdirSync(env.HOME ?? "", { recursive: true });
-  writeFileSync(
-    join(root, "package.json"),
-    `${JSON.stringify({ name: "calc", type: "module", private: true })}\n`,
-  );
-  writeFileSync(
-    join(root, "tsconfig.json"),
-    `${JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        allowJs: true,
-        checkJs: true,
-        noEmit: true,
-        target: "ES2022",
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-      },
-      include: ["src", "test"],
-    })}\n`,
-  );
-  writeFileSync(join(root, "src", "calc.js"), CALC);
-  writeFileSync(join(root, "test", "calc.test.mjs"), TEST);
-  writeFileSync(join(root, "README.md"), "# calc\n\n`total(values)` sums numbers.\n");
+  await writeTree(root, {
+    "package.json": `${JSON.stringify({ name: "calc", type: "module", private: true })}\n`,
+    "tsconfig.json": `${JSON.stringify(tsconfig)}\n`,
+    "src/calc.js": CALC,
+    "test/calc.test.mjs": TEST,
+    "README.md": "# calc\n\n`total(values)` sums numbers.\n",
+  });
   const indexed = umbraSync(env, ["index", root]);
   expect(indexed.code, indexed.stderr).toBe(0);
 });
@@ -91,40 +79,38 @@ describe("a scripted agent session over MCP", () => {
     "search → read → branch → edit (lints) → run (fails) → edit → run (passes) → diff → accept",
     async () => {
       const before = await fingerprintTree(root);
-      mcp = await McpClient.open({ root, env, elicit: "accept", name: "scripted-agent" });
+      const agent = await McpClient.open({ root, env, elicit: "accept", name: "scripted-agent" });
+      mcp = agent;
       const unchanged = async (expected: string[], step: string) =>
         expect(await fingerprintTree(root), `the user's folder changed at: ${step}`).toEqual(expected);
 
-      const search = await mcp.ok("search", { query: "sum of the values total", limit: 5 });
+      const search = await agent.ok("search", { query: "sum of the values total", limit: 5 });
       expect(search.hits.map((hit) => hit.path)).toContain("src/calc.js");
       await unchanged(before, "search");
 
-      const read = await mcp.ok("read_file", { path: "src/calc.js" });
+      const read = await agent.ok("read_file", { path: "src/calc.js" });
       expect(read.text).toContain("return sum - 1;");
       expect(read.text).toContain('VERSION = "1.0.0"');
 
-      const branch = await mcp.ok("branch_create", { label: "fix total" });
+      const branch = await agent.ok("branch_create", { label: "fix total" });
       expect(branch.id).toMatch(/\S/);
-      expect((await mcp.ok("branch_list")).branches.map((b) => b.id)).toContain(branch.id);
+      expect((await agent.ok("branch_list")).branches.map((b) => b.id)).toContain(branch.id);
 
+      const edit = (search: string, replace: string) =>
+        agent.ok("edit", { branch: branch.id, path: "src/calc.js", search, replace });
       // a wrong first attempt: a name that does not exist (tsc: 2304), and the test still fails
-      const wrong = await mcp.ok("edit", {
-        branch: branch.id,
-        path: "src/calc.js",
-        search: "  return sum - 1;",
-        replace: "  return sum - offset();",
-      });
+      const wrong = await edit("  return sum - 1;", "  return sum - offset();");
       expect(wrong.ok, wrong.text).toBe(true);
       expect(wrong.changed).toEqual(["src/calc.js"]);
       // the edit's own answer reports the lints it introduced
       expect(wrong.lintErrors ?? 0, wrong.text).toBeGreaterThan(0);
       expect(wrong.text).toContain("offset");
-      const lints = await mcp.ok("lints", { branch: branch.id });
+      const lints = await agent.ok("lints", { branch: branch.id });
       expect(lints.introduced.map((d) => [d.path, d.line, d.code])).toEqual([["src/calc.js", 13, "2304"]]);
       expect(lints.errors).toBe(1);
       await unchanged(before, "edit and lints");
 
-      const failing = await mcp.ok("run", { branch: branch.id, command: "node test/calc.test.mjs" });
+      const failing = await agent.ok("run", { branch: branch.id, command: "node test/calc.test.mjs" });
       expect(failing.ran).toBe(true);
       expect(failing.exitCode, failing.text).not.toBe(0);
       expect(failing.stderr).toMatch(/offset is not defined/);
@@ -135,24 +121,19 @@ describe("a scripted agent session over MCP", () => {
       writeFileSync(join(root, "src", "calc.js"), userCalc);
       const withUserEdit = await fingerprintTree(root);
 
-      const fixed = await mcp.ok("edit", {
-        branch: branch.id,
-        path: "src/calc.js",
-        search: "  return sum - offset();",
-        replace: "  return sum;",
-      });
+      const fixed = await edit("  return sum - offset();", "  return sum;");
       expect(fixed.ok, fixed.text).toBe(true);
       expect(fixed.lintErrors ?? 0, fixed.text).toBe(0);
-      const clean = await mcp.ok("lints", { branch: branch.id });
+      const clean = await agent.ok("lints", { branch: branch.id });
       expect(clean.introduced).toEqual([]);
       expect(clean.errors).toBe(0);
 
-      const passing = await mcp.ok("run", { branch: branch.id, command: "node test/calc.test.mjs" });
+      const passing = await agent.ok("run", { branch: branch.id, command: "node test/calc.test.mjs" });
       expect(passing.exitCode, passing.text).toBe(0);
       expect(passing.stdout).toContain("calc tests ok");
       await unchanged(withUserEdit, "the passing test run");
 
-      const diff = await mcp.ok("diff", { branch: branch.id });
+      const diff = await agent.ok("diff", { branch: branch.id });
       expect(diff.files).toEqual([{ path: "src/calc.js", kind: expect.any(String) }]);
       expect(diff.diff).toContain("-  return sum - 1;");
       expect(diff.diff).toContain("+  return sum;");
@@ -161,17 +142,17 @@ describe("a scripted agent session over MCP", () => {
       expect(diff.diff).not.toContain("1.1.0");
       expect(diff.unknownBases).toEqual([]);
       await unchanged(withUserEdit, "diff");
-      expect(mcp.elicitations).toEqual([]);
+      expect(agent.elicitations).toEqual([]);
 
-      const accepted = await mcp.ok("accept", { branch: branch.id });
+      const accepted = await agent.ok("accept", { branch: branch.id });
       expect(accepted.confirmed).toBe(true);
       expect(accepted.written).toBe(true);
       expect(accepted.applied).toEqual(["src/calc.js"]);
       expect(accepted.conflicts).toEqual([]);
       expect(accepted.refused).toEqual([]);
       // the user was asked once, and shown what would be written
-      expect(mcp.elicitations).toHaveLength(1);
-      expect(JSON.stringify(mcp.elicitations[0])).toContain("src/calc.js");
+      expect(agent.elicitations).toHaveLength(1);
+      expect(JSON.stringify(agent.elicitations[0])).toContain("src/calc.js");
 
       // exactly the merge: the user's line and the agent's fix; nothing else changed, nothing added
       expect(readFileSync(join(root, "src", "calc.js"), "utf8")).toBe(
@@ -184,7 +165,7 @@ describe("a scripted agent session over MCP", () => {
       const head = (lines: string[]) => lines.filter(isCalc).map((line) => line.split(" ").slice(0, 4));
       expect(head(after)).toEqual(head(withUserEdit));
       if (accepted.discarded)
-        expect((await mcp.ok("branch_list")).branches.map((b) => b.id)).not.toContain(branch.id);
+        expect((await agent.ok("branch_list")).branches.map((b) => b.id)).not.toContain(branch.id);
     },
     REAL_SERVER_TEST_TIMEOUTS.testTimeout,
   );

@@ -7,13 +7,12 @@
  * folder never changes. No timing is asserted: the loop runs at least one round per client, however
  * slow the machine.
  */
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireBuiltCli } from "../helpers/cli.js";
 import { scaled } from "../helpers/wait.js";
-import { cleanup, tempDir } from "../helpers/workspace.js";
-import { alive, fingerprintTree, McpClient, openAll, stopEngine } from "./helpers.js";
+import { cleanup } from "../helpers/workspace.js";
+import { writeTree } from "../lsp/helpers.js";
+import { alive, fingerprintTree, McpClient, openAll, stopEngine, testPlace } from "./helpers.js";
 
 const CLIENTS = 10;
 const SOAK_SECONDS = Number(process.env.UMBRA_MCP_SOAK_SECONDS ?? "15");
@@ -26,23 +25,16 @@ const clients: McpClient[] = [];
 beforeAll(async () => {
   requireBuiltCli();
   if (!Number.isFinite(SOAK_SECONDS) || SOAK_SECONDS < 0) throw new Error("UMBRA_MCP_SOAK_SECONDS: a number");
-  base = realpathSync(await tempDir("mcp-concurrent"));
-  root = join(base, "project");
-  env = {
-    ...process.env,
-    HOME: join(base, "home"),
-    UMBRA_HOME: join(base, "data"),
-    XDG_CONFIG_HOME: join(base, "config"),
+  ({ base, root, env } = await testPlace("mcp-concurrent"));
+  const tsconfig = {
+    compilerOptions: { strict: true, noEmit: true, target: "ES2022" },
+    include: ["src", "own"],
   };
-  mkdirSync(join(root, "src"), { recursive: true });
-  mkdirSync(join(root, "own"));
-  mkdirSync(env.HOME ?? "", { recursive: true });
-  writeFileSync(
-    join(root, "tsconfig.json"),
-    `${JSON.stringify({ compilerOptions: { strict: true, noEmit: true, target: "ES2022" }, include: ["src", "own"] })}\n`,
-  );
-  writeFileSync(join(root, "src", "shared.ts"), 'export const shared: string = "BASE";\n');
-  writeFileSync(join(root, "own", "README.md"), "each client's own file lives here\n");
+  await writeTree(root, {
+    "tsconfig.json": `${JSON.stringify(tsconfig)}\n`,
+    "src/shared.ts": 'export const shared: string = "BASE";\n',
+    "own/README.md": "each client's own file lives here\n",
+  });
 });
 
 afterAll(async () => {

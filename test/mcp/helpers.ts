@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -13,6 +13,7 @@ import {
 import type { OperationName, ResultOf } from "../../src/engine/api.js";
 import { CLI } from "../helpers/cli.js";
 import { scaled, waitUntil } from "../helpers/wait.js";
+import { tempDir } from "../helpers/workspace.js";
 
 /**
  * `umbra mcp` as an agent's MCP client sees it: the SDK's own Client over stdio, spawning the built
@@ -171,6 +172,24 @@ export class McpClient {
  */
 export function refusal(outcome: CallOutcome<ToolName>): boolean {
   return outcome.isError || (outcome.data as { ok?: unknown } | undefined)?.ok === false;
+}
+
+/**
+ * A temporary folder (real path) for one test file: `root` (its `project` folder, not made yet), a home
+ * folder, and umbra's data and config folders, named in `env`. Remove `base` when done.
+ */
+export async function testPlace(
+  prefix: string,
+): Promise<{ base: string; root: string; env: NodeJS.ProcessEnv }> {
+  const base = realpathSync(await tempDir(prefix));
+  mkdirSync(join(base, "home"));
+  const env = {
+    ...process.env,
+    HOME: join(base, "home"),
+    UMBRA_HOME: join(base, "data"),
+    XDG_CONFIG_HOME: join(base, "config"),
+  };
+  return { base, root: join(base, "project"), env };
 }
 
 /** Opens a client for each `options`, all at once. */
