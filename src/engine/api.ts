@@ -205,7 +205,7 @@ export interface BranchSummary {
   held: boolean;
   /** Held by another live process (an `umbra agent` session): readable, not writable here. */
   busy: boolean;
-  /** The client that made it, when this engine made it. */
+  /** The name of the client that made it (MCP clientInfo.name), when this engine made it. */
   client?: string;
 }
 

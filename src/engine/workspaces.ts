@@ -313,7 +313,7 @@ export class Workspace {
 
   async create(caller: Caller, label: string | undefined): Promise<BranchSummary> {
     const branch = await fork(this.root, { env: this.env });
-    this.makers.set(branch.id, { client: caller.id, ...(label ? { label } : {}) });
+    this.makers.set(branch.id, { client: caller.name, ...(label ? { label } : {}) });
     const held = this.hold(branch);
     this.idleLater(held);
     return this.summary(branch.id, held);

@@ -167,11 +167,11 @@ export class McpSession {
 
   /** The running call a question belongs to: a `kind` call on `branch`, else any running call. */
   private relatedCall(kind: "run" | "accept", branch: string): RequestId | undefined {
-    let any: RequestId | undefined;
+    let first: RequestId | undefined;
     for (const [id, call] of this.running) {
       if (call.operation === kind && call.branch === branch) return id;
-      any ??= id;
+      first ??= id;
     }
-    return any;
+    return first;
   }
 }

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -6,6 +6,8 @@ import type { CallToolResult, ClientCapabilities, ElicitResult } from "@modelcon
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { CallOptions, ClientHooks } from "../../src/engine/api.js";
 import { type EngineConnection, NO_HOOKS, type OpenEngineOptions } from "../../src/engine/client.js";
+import { CLI } from "./cli.js";
+import { waitUntil } from "./wait.js";
 import { tempDir } from "./workspace.js";
 
 /** The 20 tools `umbra mcp` serves. */
@@ -128,4 +130,41 @@ export function fakeEngine(
     } as unknown as EngineConnection;
   };
   return { state, open };
+}
+
+/** A running `umbra mcp --http` (a child process), as a user starts it. */
+export interface ServedCli {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  token: string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+  /** SIGTERM, and waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/** Starts `umbra mcp --http --root ROOT --token-file FILE` and waits until it prints its URL and token. */
+export async function serveCli(root: string, home: string, tokenFile: string): Promise<ServedCli> {
+  const child = spawn(process.execPath, [CLI, "mcp", "--http", "--root", root, "--token-file", tokenFile], {
+    env: isolatedEnv(home),
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+  };
+  await waitUntil(() => /token \S+/.test(stderr) || child.exitCode !== null, "umbra mcp --http to listen");
+  const url = /listening on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/.exec(stderr);
+  const token = /token (\S+)/.exec(stderr)?.[1];
+  if (!url?.[1] || !url[2] || !token) {
+    await stop();
+    throw new Error(`umbra mcp --http did not start: ${stderr}`);
+  }
+  return { child, url: url[1], port: Number(url[2]), token, stderr: () => stderr, exited, stop };
 }

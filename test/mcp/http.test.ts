@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { request } from "node:http";
@@ -7,13 +6,14 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { serveHttp } from "../../src/mcp/http.js";
 import { McpSession } from "../../src/mcp/session.js";
-import { CLI, requireBuiltCli } from "../helpers/cli.js";
+import { requireBuiltCli } from "../helpers/cli.js";
 import {
   approve,
   callTool,
   fakeEngine,
   gitFixture,
-  isolatedEnv,
+  type ServedCli,
+  serveCli,
   TOOL_NAMES,
   testClient,
 } from "../helpers/mcp.js";
@@ -22,37 +22,13 @@ import { cleanup, tempDir } from "../helpers/workspace.js";
 
 /** `umbra mcp --http` as a user starts it, reached as a client (or a hostile page) would. */
 
-interface Served {
-  child: ChildProcess;
-  url: string;
-  port: number;
-  token: string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
 let home: string;
 let root: string;
 let tokenFile: string;
-let served: Served | undefined;
+let served: ServedCli | undefined;
 const clients: { close(): Promise<void> }[] = [];
 
-async function serve(): Promise<Served> {
-  const child = spawn(process.execPath, [CLI, "mcp", "--http", "--root", root, "--token-file", tokenFile], {
-    env: isolatedEnv(home),
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  await waitUntil(() => /token \S+/.test(stderr) || child.exitCode !== null, "umbra mcp --http to listen");
-  const url = /listening on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/.exec(stderr);
-  const token = /token (\S+)/.exec(stderr)?.[1];
-  if (!url?.[1] || !url[2] || !token) throw new Error(`umbra mcp --http did not start: ${stderr}`);
-  return { child, url: url[1], port: Number(url[2]), token, stderr: () => stderr, exited };
-}
+const serve = () => serveCli(root, home, tokenFile);
 
 /** A raw request (any Host, Origin, token): its status and body. */
 function raw(
@@ -94,7 +70,7 @@ const initialize = {
   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
 };
 
-async function httpClient(s: Served) {
+async function httpClient(s: ServedCli) {
   const { client } = testClient();
   const transport = new StreamableHTTPClientTransport(new URL(s.url), {
     requestInit: { headers: { authorization: `Bearer ${s.token}` } },
@@ -112,10 +88,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.close().catch(() => {});
-  if (served && served.child.exitCode === null) {
-    served.child.kill("SIGTERM");
-    await served.exited;
-  }
+  await served?.stop();
   served = undefined;
   await cleanup(home, join(root, ".."));
 });

@@ -2,14 +2,15 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, requireBuiltCli } from "../helpers/cli.js";
-import { gitFixture, isolatedEnv, TOOL_NAMES } from "../helpers/mcp.js";
+import { gitFixture, isolatedEnv, serveCli, TOOL_NAMES } from "../helpers/mcp.js";
 import { scaled } from "../helpers/wait.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
 
 /**
  * A client nobody here wrote: the MCP Inspector (pinned dev dependency) in CLI mode lists the tools of
  * `umbra mcp` on a small git repository and calls each of them, one Inspector (and one `umbra mcp`) a
- * call, as a user trying the server out would. It declares no elicitation: network and accepts are denied.
+ * call, as a user trying the server out would, and over Streamable HTTP. It declares no elicitation:
+ * network and accepts are denied.
  */
 
 const INSPECTOR = join(import.meta.dirname, "..", "..", "node_modules", ".bin", "mcp-inspector");
@@ -23,20 +24,12 @@ interface ToolResult {
 let home: string;
 let root: string;
 
-/** `mcp-inspector --cli node dist/cli/main.js mcp --root ROOT --method METHOD ...`: its JSON answer. */
+/** The Inspector's server: `umbra mcp` over stdio (the default), or a URL and its options. */
+let target = (): string[] => [process.execPath, CLI, "mcp", "--root", root];
+
+/** `mcp-inspector --cli TARGET --method METHOD ...`: its JSON answer. */
 function inspect(method: string, extra: string[] = []): Promise<unknown> {
-  const args = [
-    INSPECTOR,
-    "--cli",
-    process.execPath,
-    CLI,
-    "mcp",
-    "--root",
-    root,
-    "--method",
-    method,
-    ...extra,
-  ];
+  const args = [INSPECTOR, "--cli", ...target(), "--method", method, ...extra];
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
@@ -144,5 +137,21 @@ describe("umbra mcp under the MCP Inspector", () => {
     expect((await tool("branch_discard", { branch })).data).toEqual({ discarded: branch });
 
     expect([...seen].sort()).toEqual(TOOL_NAMES);
+  });
+
+  it("lists and calls the tools over Streamable HTTP, with the token", async () => {
+    const served = await serveCli(root, home, join(home, "token"));
+    const stdio = target;
+    try {
+      target = () => [served.url, "--transport", "http"];
+      await expect(inspect("tools/list")).rejects.toThrow(/a bearer token is required/);
+      target = () => [served.url, "--transport", "http", "--header", `Authorization: Bearer ${served.token}`];
+      const { tools } = (await inspect("tools/list")) as { tools: { name: string }[] };
+      expect(tools.map((tool) => tool.name).sort()).toEqual(TOOL_NAMES);
+      expect((await call("read_file", { path: "use.ts" })).text).toMatch(/3\| export const three/);
+    } finally {
+      target = stdio;
+      await served.stop();
+    }
   });
 });
