@@ -28,7 +28,8 @@ async function printHits(root: string, hits: readonly Hit[], json: boolean): Pro
         startLine,
         endLine,
         score,
-        symbol,
+        // the engine leaves out an empty symbol; the index has "" for a chunk without one
+        symbol: symbol ?? "",
         stale,
       })),
     );

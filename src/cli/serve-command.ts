@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { loadConfig } from "../config/config.js";
 import { Engine } from "../engine/engine.js";
@@ -49,8 +50,7 @@ async function serve(place: EnginePlace, env: NodeJS.ProcessEnv, idleMinutes: nu
       void server.stop("signal");
       process.once("SIGINT", () => process.exit(130));
     };
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, onSignal);
     process.stderr.write(
       `umbra: engine ${process.pid} listening on ${place.socket}` +
         `${idleMinutes > 0 ? ` (stops after ${idleMinutes} idle minute(s))` : ""}\n`,
@@ -84,12 +84,17 @@ async function status(place: EnginePlace, env: NodeJS.ProcessEnv, json: boolean)
   }
 }
 
+/** Whether `pid` still runs (an exited process its parent has not reaped yet does not). */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return errorCode(error) === "EPERM";
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return process.platform !== "linux";
   }
 }
 

@@ -15,20 +15,14 @@ export interface EngineConnection extends EngineApi {
 export interface OpenEngineOptions {
   /** What the client calls itself (shown in branch lists). */
   name: string;
-  /** How the engine asks this client's user; absent: every question is answered no. */
-  hooks?: ClientHooks;
+  /** How the engine asks this client's user. */
+  hooks: ClientHooks;
   env?: NodeJS.ProcessEnv;
 }
 
-/** The hooks of a client that cannot ask anyone: a network request is denied, an accept is not done. */
-export const NO_HOOKS: ClientHooks = {
-  approveNetwork: async () => false,
-  confirmAccept: async () => false,
-};
-
 /** An engine of this process, as a connection: what `call` sends goes to `engine.call` directly. */
 export function inProcess(engine: Engine, options: Omit<OpenEngineOptions, "env">): EngineConnection {
-  const caller = engine.connect(options.name, options.hooks ?? NO_HOOKS);
+  const caller = engine.connect(options.name, options.hooks);
   return {
     call<N extends OperationName>(name: N, params: ParamsOf<N>, options?: CallOptions): Promise<ResultOf<N>> {
       return engine.call(caller, name, params, options);
@@ -39,8 +33,13 @@ export function inProcess(engine: Engine, options: Omit<OpenEngineOptions, "env"
   };
 }
 
-/** The running engine (`umbra serve`), or undefined when none runs: nothing is started. */
-export async function runningEngine(options: OpenEngineOptions): Promise<EngineConnection | undefined> {
+/**
+ * The running engine (`umbra serve`), or undefined when none runs: nothing is started. Without hooks,
+ * the engine's every question to this client is answered no.
+ */
+export async function runningEngine(
+  options: Omit<OpenEngineOptions, "hooks"> & { hooks?: ClientHooks },
+): Promise<EngineConnection | undefined> {
   const env = options.env ?? process.env;
   return SocketEngine.connect(enginePlace(env), env, { name: options.name, hooks: options.hooks });
 }
@@ -66,6 +65,8 @@ function startServe(place: EnginePlace, env: NodeJS.ProcessEnv): Promise<number 
   try {
     if (fstatSync(log).size > MAX_LOG_BYTES) ftruncateSync(log, 0);
     const child = spawn(process.execPath, [MAIN, "serve"], {
+      // not the client's folder: the engine outlives it, and may not keep a workspace's folder busy
+      cwd: place.dir,
       detached: true,
       stdio: ["ignore", log, log],
       env,

@@ -1,13 +1,4 @@
-import {
-  chmodSync,
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  type Stats,
-} from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { dataDir, privateDataDir } from "../config/paths.js";
 import { EngineError } from "./errors.js";
@@ -57,39 +48,16 @@ export function privateEngineDir(place: EnginePlace, env: NodeJS.ProcessEnv, cre
   checkPrivate(place.dir, lstatSync(place.dir), create);
 }
 
-/** An address of the socket that the kernel takes, and what to do once it is no longer used. */
-export interface SocketAddress {
-  address: string;
-  release(): void;
-}
-
 /**
- * An address of the engine's socket that the kernel takes. A path over 107 bytes (a deep UMBRA_HOME)
- * is reached through the engine folder opened as a descriptor, `/proc/self/fd/N/engine.sock` (Linux),
- * kept open until `release` (a server releases it after it stopped listening, so that the unlink on
- * close reaches the same folder). Elsewhere such a path is a one-line error.
+ * The socket's path, when the kernel takes it: one over 107 bytes (a deep UMBRA_HOME) is a one-line
+ * error. It is not bound through a descriptor of the folder (`/proc/self/fd/N/engine.sock`) instead:
+ * the sandbox covers the host's sockets by the paths /proc/net/unix lists, and such a socket is listed
+ * under a name that means nothing outside the engine, so a sandboxed command could reach it.
  */
-export function socketAddress(place: EnginePlace): SocketAddress {
-  if (Buffer.byteLength(place.socket) <= MAX_SOCKET_PATH_BYTES)
-    return { address: place.socket, release() {} };
-  if (process.platform !== "linux")
-    throw new EngineError(
-      "UNAVAILABLE",
-      `the engine's socket path ${place.socket} is longer than ${MAX_SOCKET_PATH_BYTES} bytes: set UMBRA_HOME to a shorter folder`,
-    );
-  const fd = openSync(place.dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-  try {
-    checkPrivate(place.dir, fstatSync(fd), false);
-  } catch (error) {
-    closeSync(fd);
-    throw error;
-  }
-  let open = true;
-  return {
-    address: `/proc/self/fd/${fd}/engine.sock`,
-    release() {
-      if (open) closeSync(fd);
-      open = false;
-    },
-  };
+export function socketPath(place: EnginePlace): string {
+  if (Buffer.byteLength(place.socket) <= MAX_SOCKET_PATH_BYTES) return place.socket;
+  throw new EngineError(
+    "UNAVAILABLE",
+    `the engine's socket path ${place.socket} is longer than the ${MAX_SOCKET_PATH_BYTES} bytes a unix socket may have: set UMBRA_HOME to a shorter folder`,
+  );
 }

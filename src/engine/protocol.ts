@@ -6,7 +6,8 @@ import { EngineError } from "./errors.js";
  * client. A client first says hello (its name and the protocol it speaks); then `umbra/call` runs an
  * operation of the engine API (src/engine/api.ts) for it, and the engine may ask the client back
  * (`umbra/approveNetwork`, `umbra/confirmAccept`: anything but `true`, or no answer because the client
- * has no handler, is no). `umbra/info` and `umbra/stop` need no hello (`umbra serve --status`, `--stop`).
+ * has no handler, is no). A call is cancelled with `$/cancelRequest`, and its progress comes back as
+ * `umbra/progress` notifications when it named a progress id. `umbra/info` and `umbra/stop` need no hello (`umbra serve --status`, `--stop`).
  */
 export const PROTOCOL_VERSION = 1;
 
@@ -17,6 +18,8 @@ export const METHODS = {
   stop: "umbra/stop",
   approveNetwork: "umbra/approveNetwork",
   confirmAccept: "umbra/confirmAccept",
+  /** A notification to the client: {id, message, done, total}, for the call that named that `progress` id. */
+  progress: "umbra/progress",
 } as const;
 
 export const helloParams = z.object({
@@ -27,7 +30,16 @@ export const helloParams = z.object({
 export const callParams = z.object({
   name: z.string().min(1).max(100),
   params: z.unknown(),
+  /** Where the call's progress goes: an id of the client's, sent back with each umbra/progress. */
+  progress: z.number().int().nonnegative().optional(),
 });
+
+export interface ProgressNotice {
+  id: number;
+  message: string;
+  done: number;
+  total: number;
+}
 
 export interface HelloResult {
   protocol: number;

@@ -1,30 +1,12 @@
 import { chmodSync, closeSync, lstatSync, openSync, readFileSync, unlinkSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
-import {
-  createMessageConnection,
-  type Logger,
-  ResponseError,
-  StreamMessageReader,
-  StreamMessageWriter,
-} from "vscode-jsonrpc/node";
 import { acquireLock, LockBusyError } from "../index/lock.js";
 import { errorCode } from "../workspace/errors.js";
-import type { Caller, ClientHooks, OperationName } from "./api.js";
+import { serveConnection } from "./connection.js";
 import type { Engine } from "./engine.js";
 import { EngineError } from "./errors.js";
-import { FrameGuard } from "./frame-guard.js";
-import type { EnginePlace } from "./place.js";
-import { socketAddress } from "./place.js";
-import {
-  callParams,
-  ENGINE_ERROR_CODE,
-  type EngineInfo,
-  type HelloResult,
-  helloParams,
-  MAX_MESSAGE_BYTES,
-  METHODS,
-  PROTOCOL_VERSION,
-} from "./protocol.js";
+import { type EnginePlace, socketPath } from "./place.js";
+import type { EngineInfo } from "./protocol.js";
 
 /** What the socket needs of the engine: the Engine class (a fake in the protocol's tests). */
 export type EngineCore = Pick<Engine, "connect" | "disconnect" | "call" | "clientCount" | "startedAt">;
@@ -45,7 +27,8 @@ export interface EngineServer {
 /** Connections at once; more are refused by the kernel's backlog, not served. */
 const MAX_CONNECTIONS = 512;
 
-const quiet: Logger = { error() {}, warn() {}, info() {}, log() {} };
+/** How often the engine looks whether it is idle, and whether its socket is still there. */
+const CHECK_MS = 5_000;
 
 /**
  * The lock that makes one engine per user and machine: held by the serving process for its life and
@@ -79,14 +62,6 @@ function removeStaleSocket(path: string): void {
   }
 }
 
-function responseError(error: unknown): ResponseError<{ code: string; message: string }> {
-  const engineError =
-    error instanceof EngineError
-      ? error
-      : new EngineError("INTERNAL", error instanceof Error ? error.message : String(error));
-  return new ResponseError(ENGINE_ERROR_CODE, engineError.message, engineError.toWire());
-}
-
 /**
  * Serves `engine` on the engine's socket (0600, in its 0700 folder) until stopped, asked to stop, or
  * idle. The caller holds the serve lock. Every connection is a client of its own (after its hello);
@@ -94,8 +69,8 @@ function responseError(error: unknown): ResponseError<{ code: string; message: s
  */
 export async function listenEngine(engine: EngineCore, options: ListenOptions): Promise<EngineServer> {
   const { place } = options;
-  removeStaleSocket(place.socket);
-  const address = socketAddress(place);
+  const path = socketPath(place);
+  removeStaleSocket(path);
   const server = createServer();
   server.maxConnections = MAX_CONNECTIONS;
   const sockets = new Set<Socket>();
@@ -111,22 +86,30 @@ export async function listenEngine(engine: EngineCore, options: ListenOptions): 
   const stopped = new Promise<string>((resolve) => {
     reportStopped = resolve;
   });
-  const idleTimer =
-    options.idleMs > 0
-      ? setInterval(
-          () => {
-            if (engine.clientCount === 0 && inFlight === 0 && Date.now() - lastActivity >= options.idleMs)
-              void stop("idle");
-          },
-          Math.min(Math.max(options.idleMs / 4, 50), 30_000),
-        )
-      : undefined;
-  idleTimer?.unref();
+  let timer: NodeJS.Timeout | undefined;
+  const idle = () =>
+    options.idleMs > 0 &&
+    engine.clientCount === 0 &&
+    inFlight === 0 &&
+    Date.now() - lastActivity >= options.idleMs;
+  let bound: number | undefined;
+  /** What is at the socket's path now: ours, nothing, or another's (a new engine's, after ours was removed). */
+  const atPath = (): "ours" | "none" | "other" => {
+    try {
+      return lstatSync(path).ino === bound ? "ours" : "other";
+    } catch {
+      return "none";
+    }
+  };
 
   function stop(reason: string): Promise<void> {
     stopping ??= (async () => {
-      if (idleTimer) clearInterval(idleTimer);
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      clearInterval(timer);
+      // closing unlinks the path (libuv does): not when it is another engine's socket now
+      const closed =
+        atPath() === "other"
+          ? Promise.resolve(void server.unref())
+          : new Promise<void>((resolve) => server.close(() => resolve()));
       // each client reads the end of its stream; one that does not close its side is cut off
       for (const socket of sockets) socket.end();
       const cut = setTimeout(() => {
@@ -134,7 +117,6 @@ export async function listenEngine(engine: EngineCore, options: ListenOptions): 
       }, 2000);
       await closed;
       clearTimeout(cut);
-      address.release();
       reportStopped(reason);
     })();
     return stopping;
@@ -151,109 +133,45 @@ export async function listenEngine(engine: EngineCore, options: ListenOptions): 
 
   server.on("connection", (socket) => {
     sockets.add(socket);
-    touch();
-    const guard = new FrameGuard(MAX_MESSAGE_BYTES);
-    const connection = createMessageConnection(
-      new StreamMessageReader(guard),
-      new StreamMessageWriter(socket),
-      quiet,
-    );
-    let caller: Caller | undefined;
-    let closed = false;
-    const drop = () => {
-      if (closed) return;
-      closed = true;
-      sockets.delete(socket);
-      if (caller) engine.disconnect(caller);
-      connection.dispose();
-      socket.destroy();
-      touch();
-    };
-    socket.on("error", drop).on("close", drop);
-    guard.on("error", drop);
-    socket.pipe(guard);
-    connection.onError(drop);
-    connection.onClose(drop);
-
-    const ask = async (method: string, question: unknown): Promise<boolean> => {
-      if (closed) return false;
-      try {
-        return (await connection.sendRequest(method, question)) === true;
-      } catch {
-        return false;
-      }
-    };
-    const hooks: ClientHooks = {
-      approveNetwork: (question) => ask(METHODS.approveNetwork, question),
-      confirmAccept: (question) => ask(METHODS.confirmAccept, question),
-    };
-    const handle =
-      (run: (params: unknown) => unknown) =>
-      async (params: unknown): Promise<unknown> => {
-        inFlight++;
+    socket.once("close", () => sockets.delete(socket));
+    serveConnection(socket, engine, {
+      touch,
+      running: (delta) => {
+        inFlight += delta;
         touch();
-        try {
-          return await run(params);
-        } catch (error) {
-          return responseError(error);
-        } finally {
-          inFlight--;
-          touch();
-        }
-      };
-
-    connection.onRequest(
-      METHODS.hello,
-      handle((params): HelloResult => {
-        const hello = helloParams.safeParse(params);
-        if (!hello.success) throw new EngineError("BAD_REQUEST", "hello: expected {name, protocol}");
-        if (hello.data.protocol !== PROTOCOL_VERSION)
-          throw new EngineError(
-            "BAD_REQUEST",
-            `this engine speaks protocol ${PROTOCOL_VERSION}, the client ${hello.data.protocol}: umbra serve --stop stops it`,
-          );
-        if (caller) throw new EngineError("BAD_REQUEST", "hello was said already");
-        if (closed) throw new EngineError("NO_ENGINE", "the connection is closed");
-        caller = engine.connect(hello.data.name, hooks);
-        return { protocol: PROTOCOL_VERSION, pid: process.pid, startedAt: engine.startedAt };
-      }),
-    );
-    connection.onRequest(
-      METHODS.call,
-      handle((params) => {
-        if (!caller) throw new EngineError("BAD_REQUEST", "say hello first");
-        const call = callParams.safeParse(params);
-        if (!call.success) throw new EngineError("BAD_REQUEST", "call: expected {name, params}");
+      },
+      called: () => {
         calls++;
-        return engine.call(caller, call.data.name as OperationName, call.data.params);
-      }),
-    );
-    connection.onRequest(METHODS.info, handle(info));
-    connection.onRequest(
-      METHODS.stop,
-      handle(() => {
-        setImmediate(() => void stop("asked"));
-        return { pid: process.pid };
-      }),
-    );
-    connection.listen();
+      },
+      info,
+      stop: () => void stop("asked"),
+    });
   });
 
   const umask = process.umask(0o177);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(address.address, () => {
+      server.listen(path, () => {
         server.off("error", reject);
         resolve();
       });
     });
   } catch (error) {
-    address.release();
-    throw new EngineError("UNAVAILABLE", `cannot listen on ${place.socket}: ${errorCode(error) ?? error}`);
+    throw new EngineError("UNAVAILABLE", `cannot listen on ${path}: ${errorCode(error) ?? error}`);
   } finally {
     process.umask(umask);
   }
-  chmodSync(place.socket, 0o600);
+  chmodSync(path, 0o600);
+  bound = lstatSync(path).ino;
+  // idle, or unreachable: a socket removed (its data folder deleted) can reach this engine no more
+  timer = setInterval(
+    () => {
+      if (atPath() !== "ours") void stop("its socket was removed");
+      else if (idle()) void stop("idle");
+    },
+    Math.min(options.idleMs > 0 ? Math.max(options.idleMs / 4, 50) : CHECK_MS, CHECK_MS),
+  );
+  timer.unref();
   return { stopped, stop };
 }

@@ -1,6 +1,8 @@
 import { lstatSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import {
+  type CancellationToken,
+  CancellationTokenSource,
   createMessageConnection,
   type MessageConnection,
   StreamMessageReader,
@@ -9,59 +11,72 @@ import {
 import { errorCode } from "../workspace/errors.js";
 import type {
   AcceptQuestion,
+  CallOptions,
   ClientHooks,
   EngineApi,
   NetworkQuestion,
   OperationName,
   ParamsOf,
+  Progress,
   ResultOf,
 } from "./api.js";
 import { EngineError } from "./errors.js";
-import { type EnginePlace, privateEngineDir, socketAddress } from "./place.js";
-import { type EngineInfo, engineErrorOf, type HelloResult, METHODS, PROTOCOL_VERSION } from "./protocol.js";
+import { type EnginePlace, privateEngineDir, socketPath } from "./place.js";
+import {
+  type EngineInfo,
+  engineErrorOf,
+  type HelloResult,
+  METHODS,
+  PROTOCOL_VERSION,
+  type ProgressNotice,
+} from "./protocol.js";
 
 /** An engine that does not answer its hello in this long is taken as not running. */
 const HELLO_TIMEOUT_MS = 15_000;
 
-/** A connected socket to the running engine; undefined when none runs (no socket, or nobody listens). */
+/**
+ * A connected socket to the running engine; undefined when none runs (no socket, or nobody listens).
+ * NO_ENGINE when one could not be used: a path the kernel would not take, a folder that is not private.
+ */
 async function dial(place: EnginePlace, env: NodeJS.ProcessEnv): Promise<Socket | undefined> {
+  const unusable = (error: unknown) =>
+    new EngineError("NO_ENGINE", error instanceof Error ? error.message : String(error));
+  let path: string;
   try {
-    if (!lstatSync(place.socket).isSocket()) return undefined;
+    path = socketPath(place);
+  } catch (error) {
+    throw unusable(error);
+  }
+  try {
+    if (!lstatSync(path).isSocket()) return undefined;
   } catch {
     return undefined;
   }
-  const address = (() => {
-    try {
-      privateEngineDir(place, env, false);
-      return socketAddress(place);
-    } catch (error) {
-      throw new EngineError("NO_ENGINE", error instanceof Error ? error.message : String(error));
-    }
-  })();
   try {
-    return await new Promise<Socket | undefined>((resolve, reject) => {
-      const socket = connect(address.address);
-      socket.once("connect", () => {
-        socket.removeAllListeners("error");
-        resolve(socket);
-      });
-      socket.once("error", (error) => {
-        const code = errorCode(error);
-        if (code === "ECONNREFUSED" || code === "ENOENT") resolve(undefined);
-        else
-          reject(
-            new EngineError("NO_ENGINE", `cannot reach the engine at ${place.socket}: ${code ?? error}`),
-          );
-      });
-    });
-  } finally {
-    address.release();
+    privateEngineDir(place, env, false);
+  } catch (error) {
+    throw unusable(error);
   }
+  return new Promise<Socket | undefined>((resolve, reject) => {
+    const socket = connect(path);
+    socket.once("connect", () => {
+      socket.removeAllListeners("error");
+      resolve(socket);
+    });
+    socket.once("error", (error) => {
+      const code = errorCode(error);
+      if (code === "ECONNREFUSED" || code === "ENOENT") resolve(undefined);
+      else
+        reject(new EngineError("NO_ENGINE", `cannot reach the engine at ${place.socket}: ${code ?? error}`));
+    });
+  });
 }
 
 /** One connection to the running engine (`umbra serve`) over its socket. */
 export class SocketEngine implements EngineApi {
   private closed = false;
+  private nextProgress = 0;
+  private readonly progress = new Map<number, (progress: Progress) => void>();
 
   private constructor(
     private readonly socket: Socket,
@@ -71,6 +86,9 @@ export class SocketEngine implements EngineApi {
     const gone = () => void this.close();
     connection.onClose(gone);
     socket.on("error", gone).on("close", gone);
+    connection.onNotification(METHODS.progress, ({ id, message, done, total }: ProgressNotice) =>
+      this.progress.get(id)?.({ message, done, total }),
+    );
   }
 
   /**
@@ -125,8 +143,29 @@ export class SocketEngine implements EngineApi {
     return engine;
   }
 
-  call<N extends OperationName>(name: N, params: ParamsOf<N>): Promise<ResultOf<N>> {
-    return this.request<ResultOf<N>>(METHODS.call, { name, params });
+  async call<N extends OperationName>(
+    name: N,
+    params: ParamsOf<N>,
+    options: CallOptions = {},
+  ): Promise<ResultOf<N>> {
+    const { signal, onProgress } = options;
+    if (signal?.aborted) throw new EngineError("CANCELLED", "the request was cancelled");
+    const id = onProgress ? this.nextProgress++ : undefined;
+    if (id !== undefined && onProgress) this.progress.set(id, onProgress);
+    const cancel = signal ? new CancellationTokenSource() : undefined;
+    const abort = () => cancel?.cancel();
+    signal?.addEventListener("abort", abort, { once: true });
+    try {
+      return await this.request<ResultOf<N>>(
+        METHODS.call,
+        { name, params, ...(id === undefined ? {} : { progress: id }) },
+        cancel?.token,
+      );
+    } finally {
+      signal?.removeEventListener("abort", abort);
+      cancel?.dispose();
+      if (id !== undefined) this.progress.delete(id);
+    }
   }
 
   info(): Promise<EngineInfo> {
@@ -147,10 +186,10 @@ export class SocketEngine implements EngineApi {
     this.socket.destroy();
   }
 
-  private async request<T>(method: string, params: unknown): Promise<T> {
+  private async request<T>(method: string, params: unknown, token?: CancellationToken): Promise<T> {
     if (this.closed) throw new EngineError("NO_ENGINE", "the connection to the engine is closed");
     try {
-      return (await this.connection.sendRequest(method, params)) as T;
+      return (await this.connection.sendRequest(method, params, token)) as T;
     } catch (error) {
       throw engineErrorOf(error);
     }

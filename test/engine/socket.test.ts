@@ -4,11 +4,13 @@ import { mkdir, symlink, unlink } from "node:fs/promises";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Caller, ClientHooks } from "../../src/engine/api.js";
+import type { Caller, CallOptions, ClientHooks, Progress } from "../../src/engine/api.js";
+import { openEngine } from "../../src/engine/client.js";
 import { EngineError } from "../../src/engine/errors.js";
 import { enginePlace, MAX_SOCKET_PATH_BYTES, privateEngineDir } from "../../src/engine/place.js";
 import { type EngineCore, type EngineServer, holdServeLock, listenEngine } from "../../src/engine/server.js";
 import { SocketEngine } from "../../src/engine/socket-client.js";
+import { NO_HOOKS } from "../helpers/engine.js";
 import { waitUntil } from "../helpers/wait.js";
 import { cleanup, tempDir } from "../helpers/workspace.js";
 
@@ -35,9 +37,27 @@ class FakeCore implements EngineCore {
     return this.callers.size;
   }
 
-  readonly call = (async (caller: Caller, name: string, params: unknown): Promise<unknown> => {
+  /** Calls of `rebase` waiting for their signal, and those whose signal came. */
+  waiting = 0;
+  aborted = 0;
+
+  readonly call = (async (
+    caller: Caller,
+    name: string,
+    params: unknown,
+    options: CallOptions = {},
+  ): Promise<unknown> => {
     const p = params as Record<string, unknown>;
     switch (name) {
+      case "diff":
+        options.onProgress?.({ message: "one", done: 1, total: 2 });
+        options.onProgress?.({ message: "two", done: 2, total: 2 });
+        return { diff: "" };
+      case "rebase":
+        this.waiting++;
+        await new Promise((resolve) => options.signal?.addEventListener("abort", resolve));
+        this.aborted++;
+        throw new EngineError("CANCELLED", "the request was cancelled");
       case "search":
         return { caller: caller.name, params };
       case "status":
@@ -195,6 +215,32 @@ describe("the engine's socket", () => {
     await without.close();
   });
 
+  it("carries a call's progress back to its caller, and its cancellation to the engine", async () => {
+    await serve();
+    const engine = await client();
+    const seen: Progress[] = [];
+    expect(
+      await engine.call("diff", { root: "/w", branch: "b" }, { onProgress: (p) => seen.push(p) }),
+    ).toEqual({
+      diff: "",
+    });
+    expect(seen.map((p) => `${p.message} ${p.done}/${p.total}`)).toEqual(["one 1/2", "two 2/2"]);
+
+    const controller = new AbortController();
+    const cancelled = failure(
+      engine.call("rebase", { root: "/w", branch: "b" }, { signal: controller.signal }),
+    );
+    await waitUntil(() => core.waiting === 1, "the call to run");
+    controller.abort();
+    expect((await cancelled).code).toBe("CANCELLED");
+
+    // a client that goes away stops what it was waiting for
+    void engine.call("rebase", { root: "/w", branch: "b" }).catch(() => undefined);
+    await waitUntil(() => core.waiting === 2, "the second call to run");
+    await engine.close();
+    await waitUntil(() => core.aborted === 2, "the engine to stop the call of a client gone");
+  });
+
   it("drops a connection that breaks the framing, answers bad requests with errors, and goes on serving", async () => {
     await serve();
     // no Content-Length, a length that is no number, a header without end, a body over the limit
@@ -236,22 +282,18 @@ describe("the engine's socket", () => {
     await waitUntil(() => core.clientCount === 0, "the engine to let the client go");
   });
 
-  it("takes a socket path longer than the kernel's 107 bytes, through the folder's descriptor", async () => {
-    const deep = join(home, "d".repeat(60), "e".repeat(60));
-    env = { ...process.env, UMBRA_HOME: deep };
+  it("refuses a socket path longer than the kernel's 107 bytes with one line, on both sides", async () => {
+    env = { ...process.env, UMBRA_HOME: join(home, "d".repeat(60), "e".repeat(60)) };
     const place = enginePlace(env);
     expect(Buffer.byteLength(place.socket)).toBeGreaterThan(MAX_SOCKET_PATH_BYTES);
-    await serve();
-    expect(lstatSync(place.socket).isSocket()).toBe(true);
-    expect(lstatSync(place.socket).mode & 0o777).toBe(0o600);
-    const engine = await client();
-    expect(await engine.call("search", { root: "/w", query: "deep" })).toMatchObject({
-      params: { query: "deep" },
-    });
-    await engine.close();
-    await server?.stop("done");
-    server = undefined;
+    const why = `the engine's socket path ${place.socket} is longer than the 107 bytes a unix socket may have: set UMBRA_HOME to a shorter folder`;
+    const listening = await failure(serve());
+    expect([listening.code, listening.message]).toEqual(["UNAVAILABLE", why]);
     expect(existsSync(place.socket)).toBe(false);
+    const connecting = await failure(client());
+    expect([connecting.code, connecting.message]).toEqual(["NO_ENGINE", why]);
+    const starting = await failure(openEngine({ name: "test", hooks: NO_HOOKS, env }));
+    expect([starting.code, starting.message]).toEqual(["NO_ENGINE", why]);
   });
 
   it("refuses an engine folder that is a link or open to others, on both sides", async () => {
@@ -284,6 +326,12 @@ describe("the engine's socket", () => {
     expect(await running.stopped).toBe("idle");
     expect(existsSync(enginePlace(env).socket)).toBe(false);
     expect(await SocketEngine.connect(enginePlace(env), env)).toBeUndefined();
+  });
+
+  it("stops once its socket is gone (its data folder deleted): nobody could reach it any more", async () => {
+    const running = await serve();
+    await unlink(enginePlace(env).socket);
+    expect(await running.stopped).toBe("its socket was removed");
   });
 
   it("stops when a client asks, and a client of a stopped engine gets NO_ENGINE", async () => {

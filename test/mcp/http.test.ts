@@ -7,11 +7,13 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { serveHttp } from "../../src/mcp/http.js";
 import { McpSession } from "../../src/mcp/session.js";
 import { requireBuiltCli } from "../helpers/cli.js";
+import { stopEngines } from "../helpers/engine.js";
 import {
   approve,
   callTool,
   fakeEngine,
   gitFixture,
+  isolatedEnv,
   type ServedCli,
   serveCli,
   TOOL_NAMES,
@@ -90,6 +92,7 @@ afterEach(async () => {
   for (const client of clients.splice(0)) await client.close().catch(() => {});
   await served?.stop();
   served = undefined;
+  await stopEngines(isolatedEnv(home));
   await cleanup(home, join(root, ".."));
 });
 

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, requireBuiltCli } from "../helpers/cli.js";
+import { stopEngines } from "../helpers/engine.js";
 import { gitFixture, isolatedEnv, serveCli, TOOL_NAMES } from "../helpers/mcp.js";
 import { scaled } from "../helpers/wait.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
@@ -61,6 +62,7 @@ beforeAll(async () => {
   root = await gitFixture();
 });
 afterAll(async () => {
+  await stopEngines(isolatedEnv(home));
   await cleanup(home, join(root, ".."));
 });
 

@@ -6,6 +6,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CLI, requireBuiltCli, umbraSync } from "../helpers/cli.js";
+import { stopEngines } from "../helpers/engine.js";
 import {
   type Answer,
   approve,
@@ -82,6 +83,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   for (const client of open.splice(0)) await client.close();
+  await stopEngines(isolatedEnv(home));
   await cleanup(home, join(root, ".."));
 });
 
