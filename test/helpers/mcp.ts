@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, ClientCapabilities, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { CallOptions, ClientHooks } from "../../src/engine/api.js";
-import { type EngineConnection, NO_HOOKS, type OpenEngineOptions } from "../../src/engine/client.js";
+import type { EngineConnection, OpenEngineOptions } from "../../src/engine/client.js";
 import { CLI } from "./cli.js";
 import { waitUntil } from "./wait.js";
 import { tempDir } from "./workspace.js";
@@ -122,7 +122,7 @@ export function fakeEngine(
     return {
       call: async (name: string, params: Record<string, unknown>, callOptions: CallOptions = {}) => {
         state.calls.push({ name, params });
-        return answer(name, params, options.hooks ?? NO_HOOKS, callOptions);
+        return answer(name, params, options.hooks, callOptions);
       },
       close: async () => {
         state.closed++;
