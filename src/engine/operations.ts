@@ -17,7 +17,7 @@ import { cleanPath, type ToolContext, type ToolResult } from "../agent/tools/typ
 import { NotIndexedError } from "../index/embedders.js";
 import { search } from "../index/search/searcher.js";
 import { indexStatus } from "../index/status.js";
-import { ShadowError } from "../shadow/index.js";
+import { type BranchFiles, ShadowError } from "../shadow/index.js";
 import { FileAccessError, shownPath } from "../workspace/errors.js";
 import { parseRipgrep, ripgrepArgs, grep as userGrep, visibleMatches } from "../workspace/grep.js";
 import { readIfRegular } from "../workspace/rooted.js";
@@ -73,7 +73,24 @@ async function viaTool(
 
 const PREVIEW_LINES = 4;
 
-const searchOp: Handler<"search"> = async (ws, p, _caller, call) =>
+/**
+ * Which of `paths` the file door lets an agent see: it refuses another name of a hidden file that the
+ * ignore rules alone do not catch (a hard link to a credential outside the workspace, ~/.ssh/id_rsa).
+ */
+async function visibleThroughDoor(files: BranchFiles, paths: Iterable<string>): Promise<Set<string>> {
+  const visible = new Set<string>();
+  for (const path of new Set(paths)) {
+    try {
+      await files.resolve(path);
+      visible.add(path);
+    } catch (error) {
+      if (!(error instanceof FileAccessError)) throw error;
+    }
+  }
+  return visible;
+}
+
+const searchOp: Handler<"search"> = async (ws, p, caller, call) =>
   ws.withIndex(p.build, call, async (index): Promise<SearchResult> => {
     const hits = await search(index, p.query, {
       limit: p.limit,
@@ -85,9 +102,13 @@ const searchOp: Handler<"search"> = async (ws, p, _caller, call) =>
       index.root,
       hits.map((hit) => hit.path),
     );
+    const door = await visibleThroughDoor(
+      await (await ws.context(undefined, caller)).files(),
+      hits.map((hit) => hit.path),
+    );
     const shown = [];
     for (const hit of hits) {
-      if (links.has(hit.path)) continue;
+      if (links.has(hit.path) || !door.has(hit.path)) continue;
       // never through a link: the file may have become one to something outside since it was indexed
       const text = (await readIfRegular(index.root, hit.path))?.toString("utf8") ?? "";
       const preview = text
@@ -107,7 +128,7 @@ const searchOp: Handler<"search"> = async (ws, p, _caller, call) =>
     return { hits: shown, index: ws.freshness(index) };
   });
 
-const grepOp: Handler<"grep"> = async (ws, p) => {
+const grepOp: Handler<"grep"> = async (ws, p, caller) => {
   let below: string | undefined;
   if (p.path) {
     below = cleanPath(p.path, ws.root);
@@ -115,11 +136,19 @@ const grepOp: Handler<"grep"> = async (ws, p) => {
       throw new EngineError("REFUSED", `${shownPath(p.path)} is outside the workspace`);
   }
   const options = { fixed: p.fixed, ignoreCase: p.ignoreCase, ...(below ? { below } : {}) };
-  const cut = (matches: GrepResult["matches"]): GrepResult => ({
-    matches: matches.slice(0, p.limit),
-    truncated: matches.length > p.limit,
-  });
-  if (p.branch === undefined) return cut(await userGrep(ws.root, p.pattern, options));
+  const cut = async (matches: GrepResult["matches"], files: BranchFiles): Promise<GrepResult> => {
+    const door = await visibleThroughDoor(
+      files,
+      matches.map((match) => match.path),
+    );
+    const visible = matches.filter((match) => door.has(match.path));
+    return { matches: visible.slice(0, p.limit), truncated: visible.length > p.limit };
+  };
+  if (p.branch === undefined)
+    return cut(
+      await userGrep(ws.root, p.pattern, options),
+      await (await ws.context(undefined, caller)).files(),
+    );
   // in a branch: ripgrep runs in the sandbox, seeing the branch's view (hidden files are not there)
   return ws.inBranch(p.branch, async (held) => {
     await held.branch.materialize();
@@ -130,7 +159,10 @@ const grepOp: Handler<"grep"> = async (ws, p) => {
     });
     if (run.exitCode !== 0 && run.exitCode !== 1)
       throw new EngineError("INTERNAL", `rg failed: ${run.stderr.trim().split("\n")[0] ?? run.exitCode}`);
-    return cut(await visibleMatches(ws.root, parseRipgrep(run.stdout)));
+    return cut(
+      await visibleMatches(ws.root, parseRipgrep(run.stdout)),
+      await (await ws.context(held, caller)).files(),
+    );
   });
 };
 

@@ -19,7 +19,7 @@ const MAX_DIFFSTAT = 50;
  * A control character other than newline and tab (C0, DEL, C1), or a bidirectional control (marks,
  * embeddings, overrides, isolates), with which a command could be shown in another order than it runs.
  */
-function isControl(char: string): boolean {
+export function isControl(char: string): boolean {
   const code = char.codePointAt(0) ?? 0;
   if (char === "\n" || char === "\t") return false;
   return (
@@ -31,6 +31,20 @@ function isControl(char: string): boolean {
     (code >= 0x202a && code <= 0x202e) ||
     (code >= 0x2066 && code <= 0x2069)
   );
+}
+
+/**
+ * A name (a file's path, a label) on one line: its control characters, newline and tab included, shown
+ * as \uXXXX escapes, so that it cannot add lines of its own to what the user or the model reads.
+ */
+export function oneLine(text: string): string {
+  return [...text]
+    .map((char) =>
+      char === "\n" || char === "\t" || isControl(char)
+        ? `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`
+        : char,
+    )
+    .join("");
 }
 
 /**
@@ -58,7 +72,8 @@ export function networkMessage(question: NetworkQuestion): string {
 
 export function acceptMessage(question: AcceptQuestion): string {
   const shown = question.diffstat.slice(0, MAX_DIFFSTAT);
-  const stat = shown.map((file) => `  ${quoted(file.path)}  +${file.added} -${file.removed}`);
+  // one line a file: a name holding a newline is shown escaped, it cannot add lines of its own
+  const stat = shown.map((file) => `  ${quoted(oneLine(file.path))}  +${file.added} -${file.removed}`);
   if (question.diffstat.length > shown.length)
     stat.push(`  … and ${question.diffstat.length - shown.length} more files`);
   return [

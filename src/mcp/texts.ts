@@ -7,12 +7,19 @@ import type {
   SearchResult,
   StatusResult,
 } from "../engine/api.js";
+import { oneLine } from "./hooks.js";
 
 /**
  * What a model reads of each engine result: the same facts as the structured result, laid out as text
  * (one hit or match a line, what to do next where a result asks for it), for the results that do not
- * carry their text already. Pure functions; the structured result goes along unchanged.
+ * carry their text already. Pure functions; the structured result goes along unchanged. Paths and
+ * client names are shown on one line (oneLine): a file name holding a newline or a terminal escape
+ * cannot fake a line.
  */
+
+function paths(list: readonly string[]): string {
+  return list.map(oneLine).join(", ");
+}
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -36,7 +43,7 @@ export function searchText(result: SearchResult): string {
   if (result.hits.length === 0) return `no hits (${freshness.join("; ")})`;
   const hits = result.hits.map((hit) => {
     const head = [
-      `${hit.path}:${hit.startLine}-${hit.endLine}`,
+      `${oneLine(hit.path)}:${hit.startLine}-${hit.endLine}`,
       hit.symbol ? hit.symbol : undefined,
       `score ${hit.score.toFixed(3)}`,
       hit.stale ? "STALE: the file changed since it was indexed, lines may have moved" : undefined,
@@ -48,7 +55,7 @@ export function searchText(result: SearchResult): string {
 
 export function grepText(result: GrepResult): string {
   if (result.matches.length === 0) return "no matches";
-  const matches = result.matches.map((match) => `${match.path}:${match.line}: ${match.text}`);
+  const matches = result.matches.map((match) => `${oneLine(match.path)}:${match.line}: ${match.text}`);
   if (result.truncated)
     matches.push(`(more matches left out: narrow the pattern or the path, or raise limit)`);
   return matches.join("\n");
@@ -59,7 +66,7 @@ function branchLine(branch: BranchSummary): string {
     branch.label ? JSON.stringify(branch.label) : undefined,
     branch.mode,
     branch.createdAt ? `created ${branch.createdAt}` : undefined,
-    branch.client ? `by ${branch.client}` : undefined,
+    branch.client ? `by ${oneLine(branch.client)}` : undefined,
     branch.busy ? "busy: another process works in it (read-only here)" : undefined,
   ].filter((part) => part !== undefined);
   return facts.length > 0 ? `${branch.id}  ${facts.join(", ")}` : branch.id;
@@ -83,28 +90,29 @@ export function diffText(result: DiffResult): string {
     result.diff.trim() === "" ? "no changes (the branch holds the user's folder as it was)" : result.diff,
   ];
   if (result.unknownBases.length > 0)
-    parts.push(`left out (their base could not be recorded): ${result.unknownBases.join(", ")}`);
+    parts.push(`left out (their base could not be recorded): ${paths(result.unknownBases)}`);
   return parts.join("\n");
 }
 
 function conflictLines(conflicts: AcceptResult["conflicts"]): string[] {
   return conflicts.map(
     (conflict) =>
-      `  ${conflict.path}: ${conflict.why}${conflict.hunks.length > 0 ? ` (${plural(conflict.hunks.length, "region")})` : ""}`,
+      `  ${oneLine(conflict.path)}: ${conflict.why}${conflict.hunks.length > 0 ? ` (${plural(conflict.hunks.length, "region")})` : ""}`,
   );
 }
 
 export function acceptText(result: AcceptResult): string {
   // unconfirmed: the engine's message says so (and nothing was written)
   const parts = [result.message];
-  if (result.applied.length > 0) parts.push(`written: ${result.applied.join(", ")}`);
-  if (result.unchanged.length > 0)
-    parts.push(`already as the branch has them: ${result.unchanged.join(", ")}`);
+  if (result.applied.length > 0) parts.push(`written: ${paths(result.applied)}`);
+  if (result.unchanged.length > 0) parts.push(`already as the branch has them: ${paths(result.unchanged)}`);
   if (result.conflicts.length > 0)
     parts.push(["conflicts (left as the user has them):", ...conflictLines(result.conflicts)].join("\n"));
   if (result.refused.length > 0)
     parts.push(
-      ["refused:", ...result.refused.map((refusal) => `  ${refusal.path}: ${refusal.why}`)].join("\n"),
+      ["refused:", ...result.refused.map((refusal) => `  ${oneLine(refusal.path)}: ${refusal.why}`)].join(
+        "\n",
+      ),
     );
   parts.push(result.discarded ? "the branch was discarded" : "the branch is kept");
   return parts.join("\n");
@@ -112,8 +120,8 @@ export function acceptText(result: AcceptResult): string {
 
 export function rebaseText(result: RebaseResult): string {
   const parts: string[] = [];
-  if (result.merged.length > 0) parts.push(`merged the user's changes into: ${result.merged.join(", ")}`);
-  if (result.current.length > 0) parts.push(`already current: ${result.current.join(", ")}`);
+  if (result.merged.length > 0) parts.push(`merged the user's changes into: ${paths(result.merged)}`);
+  if (result.current.length > 0) parts.push(`already current: ${paths(result.current)}`);
   if (result.conflicts.length > 0)
     parts.push(["conflicts (left as the branch has them):", ...conflictLines(result.conflicts)].join("\n"));
   return parts.length > 0 ? parts.join("\n") : "nothing to rebase: the branch changed no file";
