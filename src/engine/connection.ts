@@ -100,6 +100,9 @@ export function serveConnection(socket: Socket, engine: EngineCore, host: Connec
         ? token.onCancellationRequested(() => cancelled.abort())
         : undefined;
       try {
+        // vscode-jsonrpc spreads array parameters: one object, then the token, is all a request may have
+        if (rest.length !== 1 || typeof params !== "object" || params === null || Array.isArray(params))
+          throw new EngineError("BAD_REQUEST", "the parameters must be one object");
         return await run(params, AbortSignal.any([cancelled.signal, gone.signal]));
       } catch (error) {
         return responseError(error);

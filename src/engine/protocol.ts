@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Progress } from "./api.js";
 import { EngineError } from "./errors.js";
 
 /**
@@ -7,7 +8,8 @@ import { EngineError } from "./errors.js";
  * operation of the engine API (src/engine/api.ts) for it, and the engine may ask the client back
  * (`umbra/approveNetwork`, `umbra/confirmAccept`: anything but `true`, or no answer because the client
  * has no handler, is no). A call is cancelled with `$/cancelRequest`, and its progress comes back as
- * `umbra/progress` notifications when it named a progress id. `umbra/info` and `umbra/stop` need no hello (`umbra serve --status`, `--stop`).
+ * `umbra/progress` notifications when it named a progress id. `umbra/info` and `umbra/stop` need no
+ * hello (`umbra serve --status`, `--stop`).
  */
 export const PROTOCOL_VERSION = 1;
 
@@ -34,12 +36,7 @@ export const callParams = z.object({
   progress: z.number().int().nonnegative().optional(),
 });
 
-export interface ProgressNotice {
-  id: number;
-  message: string;
-  done: number;
-  total: number;
-}
+export type ProgressNotice = Progress & { id: number };
 
 export interface HelloResult {
   protocol: number;

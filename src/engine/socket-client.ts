@@ -189,7 +189,11 @@ export class SocketEngine implements EngineApi {
   private async request<T>(method: string, params: unknown, token?: CancellationToken): Promise<T> {
     if (this.closed) throw new EngineError("NO_ENGINE", "the connection to the engine is closed");
     try {
-      return (await this.connection.sendRequest(method, params, token)) as T;
+      // a token only when there is one: another argument would make the parameters an array
+      const answer = token
+        ? await this.connection.sendRequest(method, params, token)
+        : await this.connection.sendRequest(method, params);
+      return answer as T;
     } catch (error) {
       throw engineErrorOf(error);
     }

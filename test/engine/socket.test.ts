@@ -239,16 +239,27 @@ describe("the engine's socket", () => {
       await exchange(
         JSON.stringify({ jsonrpc: "2.0", id: 1, method: "umbra/call", params: { name: "search" } }),
       ),
-      await exchange(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "umbra/hello", params: [1, 2] })),
+      await exchange(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "umbra/hello", params: { name: 7 } })),
       await exchange(
         JSON.stringify({ jsonrpc: "2.0", id: 3, method: "umbra/hello", params: { name: "x", protocol: 99 } }),
       ),
       await exchange(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "umbra/frobnicate" })),
+      await exchange(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 5,
+          method: "umbra/hello",
+          params: [{ name: "x", protocol: 1 }, 2],
+        }),
+      ),
+      await exchange(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "umbra/info" })),
     ];
     expect(answers[0]).toMatch(/say hello first/);
     expect(answers[1]).toMatch(/hello: expected \{name, protocol\}/);
     expect(answers[2]).toMatch(/this engine speaks protocol 1, the client 99/);
     expect(answers[3]).toMatch(/Unhandled method umbra\/frobnicate/);
+    expect(answers[4]).toMatch(/the parameters must be one object/);
+    expect(answers[5]).toMatch(/the parameters must be one object/);
     for (const body of ["null", "5", "[]", '{"jsonrpc":"2.0"}', '{"id":{"x":1},"method":7}']) {
       const socket = connect(enginePlace(env).socket);
       socket.write(frame(body));
