@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -12,6 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { OperationName, ResultOf } from "../../src/engine/api.js";
 import { CLI } from "../helpers/cli.js";
+import { processesOf } from "../helpers/engine.js";
 import { scaled, waitUntil } from "../helpers/wait.js";
 import { tempDir } from "../helpers/workspace.js";
 
@@ -238,28 +239,15 @@ export function alive(pid: number | null | undefined): boolean {
   }
 }
 
-/**
- * This user's processes started with `env`'s data directory (UMBRA_HOME in their environment): the
- * `umbra mcp` servers and the engine they started (`umbra serve`), whatever the engine's own stop
- * command is. `serve` narrows to the engine.
- */
-export function umbraProcesses(env: NodeJS.ProcessEnv, serveOnly = false): number[] {
-  const marker = `UMBRA_HOME=${env.UMBRA_HOME ?? ""}\0`;
-  const pids: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    const pid = Number(name);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
+/** The engines (`umbra serve`) among the processes of `env`'s data directory. */
+function enginesOf(env: NodeJS.ProcessEnv): number[] {
+  return processesOf(env.UMBRA_HOME ?? "").filter((pid) => {
     try {
-      const environ = `${readFileSync(`/proc/${pid}/environ`, "latin1")}\0`;
-      if (!environ.includes(`\0${marker}`) && !environ.startsWith(marker)) continue;
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-      if (serveOnly && !cmdline.includes("serve")) continue;
-      pids.push(pid);
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes("serve");
     } catch {
-      // gone, or not ours
+      return false;
     }
-  }
-  return pids;
+  });
 }
 
 /**
@@ -267,7 +255,7 @@ export function umbraProcesses(env: NodeJS.ProcessEnv, serveOnly = false): numbe
  * that data directory is left (SIGKILL after a bound, so that a hung engine fails loudly, not forever).
  */
 export async function stopEngine(env: NodeJS.ProcessEnv): Promise<void> {
-  for (const pid of umbraProcesses(env, true)) {
+  for (const pid of enginesOf(env)) {
     try {
       process.kill(pid, "SIGTERM");
     } catch {
@@ -275,9 +263,13 @@ export async function stopEngine(env: NodeJS.ProcessEnv): Promise<void> {
     }
   }
   try {
-    await waitUntil(() => umbraProcesses(env).length === 0, "the engine and the MCP servers to exit", 60_000);
+    await waitUntil(
+      () => processesOf(env.UMBRA_HOME ?? "").length === 0,
+      "the engine and the MCP servers to exit",
+      60_000,
+    );
   } finally {
-    for (const pid of umbraProcesses(env)) {
+    for (const pid of processesOf(env.UMBRA_HOME ?? "")) {
       try {
         process.kill(pid, "SIGKILL");
       } catch {
