@@ -26,6 +26,7 @@ export interface ContextOptions {
 
 /** A ToolContext plus the resources it opened, released by close(). */
 export interface AgentContext extends ToolContext {
+  branch: Branch;
   close(): Promise<void>;
 }
 

@@ -207,9 +207,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
   // branch (three ways; src/accept/rebase.ts) and the agent is told, once for each version.
   const drifted = new Set<string>();
   const userDrift = async (): Promise<string | undefined> => {
-    const changed = await options.context.branch.userChanges().catch(() => [] as string[]);
+    const branch = options.context.branch;
+    if (!branch) return undefined;
+    const changed = await branch.userChanges().catch(() => [] as string[]);
     if (changed.every((path) => drifted.has(path))) return undefined;
-    const rebase = await rebaseBranch(options.context.branch).catch(() => undefined);
+    const rebase = await rebaseBranch(branch).catch(() => undefined);
     if (!rebase) return undefined;
     const conflicting = rebase.conflicts.filter(({ path }) => !drifted.has(path));
     for (const path of rebase.merged) drifted.delete(path);

@@ -115,6 +115,15 @@ async function isSandboxPlaceholder(branch: Branch, change: RecordedChange): Pro
   return size === undefined || size === 0;
 }
 
+/** What an agent did in `branch`: its recorded changes (overrides written first), the sandbox's stand-ins left out. */
+export async function agentChanges(branch: Branch): Promise<RecordedChange[]> {
+  await branch.materialize();
+  const changes: RecordedChange[] = [];
+  for (const change of await branch.recordedChanges())
+    if (!(await isSandboxPlaceholder(branch, change))) changes.push(change);
+  return changes;
+}
+
 /**
  * One agent session: forks a branch of the user's folder, runs the loop in it with the tools, writes the
  * transcript, and returns what the agent did (the branch stays on disk when it changed anything, for the
@@ -172,10 +181,7 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
     });
     // the tools' edits are in-memory overrides until written into the branch's layer: a branch kept
     // for a later accept (`umbra sessions apply`, --resume) must hold them on disk
-    await branch.materialize();
-    const changes: RecordedChange[] = [];
-    for (const change of await branch.recordedChanges())
-      if (!(await isSandboxPlaceholder(branch, change))) changes.push(change);
+    const changes = await agentChanges(branch);
     const diff = await branch.diff({}, changes);
     kept = changes.length > 0;
     session.write({

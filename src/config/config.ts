@@ -161,6 +161,15 @@ const configSchema = z.object({
     .default({}),
   sandbox: sandboxSchema.default({}),
   agent: agentSchema.default({}),
+  mcp: z
+    .object({
+      /**
+       * `accept` over MCP writes into the user's folder without asking them first (through elicitation).
+       * Only the user's own config may set it.
+       */
+      autoAccept: z.boolean().default(false),
+    })
+    .default({}),
 });
 
 export type UmbraConfig = z.infer<typeof configSchema>;

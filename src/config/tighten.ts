@@ -82,6 +82,10 @@ const RULES: Record<string, Rule> = {
   "agent.testCommand": "confirm",
   "agent.temperature": "free",
   "agent.price": "free",
+  "mcp.autoAccept": {
+    refused:
+      "a repository may not accept its own changes into your folder; set it in ~/.config/umbra/config.json",
+  },
 };
 
 const MODE_ORDER = ["read-only", "workspace-write", "full-access"];

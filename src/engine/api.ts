@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { AcceptReport, RebaseReport } from "../accept/index.js";
 import type { IndexStatus } from "../index/status.js";
-import type { Diag, HoverResult, LintResult, Location, ServerStatus, SymbolInfo } from "../lsp/index.js";
+import type { Diag, HoverResult, LintResult, ServerStatus, SymbolInfo } from "../lsp/index.js";
 
 /**
  * The engine's API: every operation a front end (the CLI, `umbra mcp`, the HTTP API) can ask of the
@@ -27,6 +27,8 @@ export const searchParams = z.object({
   limit: z.number().int().min(1).max(200).default(10),
   path: z.string().max(1000).optional().describe("only paths matching this glob"),
   lang: z.string().max(100).optional(),
+  /** Build the index first when the workspace has none (MCP); without it, a missing index is an error (CLI). */
+  build: z.boolean().default(false),
 });
 
 export const grepParams = z.object({
@@ -50,8 +52,8 @@ export const readFileParams = z.object({
 export const listFilesParams = z.object({
   root,
   branch: branch.optional(),
-  path: z.string().max(4096).default(""),
-  limit: z.number().int().min(1).max(10_000).default(500),
+  path: z.string().max(4096).default("").describe("a folder relative to the workspace root; '' for the root"),
+  depth: z.number().int().min(1).max(6).default(3).describe("how many folder levels to descend"),
 });
 
 export const branchCreateParams = z.object({ root, label: z.string().max(200).optional() });
@@ -179,19 +181,18 @@ export interface GrepResult {
   truncated: boolean;
 }
 
-export interface ReadFileResult {
-  path: string;
-  startLine: number;
-  endLine: number;
-  totalLines: number;
-  /** The lines startLine..endLine, as they are (no line numbers). */
+/**
+ * What a file or navigation tool did, in the words a model reads: the same tools as the agent's own
+ * (src/agent/tools: one matcher, one door), so that MCP clients and umbra's agent see the same behaviour.
+ */
+export interface ToolOutcome {
+  ok: boolean;
+  /** read_file: the lines with numbers; edit: the match used and the lints; on failure: why. */
   text: string;
-}
-
-export interface ListFilesResult {
-  path: string;
-  entries: { path: string; kind: "file" | "dir" | "link" }[];
-  truncated: boolean;
+  /** Files the call changed in the branch. */
+  changed?: string[];
+  /** Errors the change introduced (the lints reported after an edit). */
+  lintErrors?: number;
 }
 
 export interface BranchSummary {
@@ -208,21 +209,6 @@ export interface BranchSummary {
   client?: string;
 }
 
-/** The lints an edit reported (see LintsResult). */
-export interface LintFeedbackResult {
-  text: string;
-  errors: number;
-  linted: string[];
-}
-
-export interface EditResult {
-  ok: boolean;
-  /** What happened, for the model: the match used, or why the edit failed (with the closest candidates). */
-  message: string;
-  changed: string[];
-  lints?: LintFeedbackResult;
-}
-
 export interface LintsResult {
   /** Files linted. */
   files: string[];
@@ -231,11 +217,6 @@ export interface LintsResult {
   errors: number;
   partial: boolean;
   partialReasons: string[];
-  text: string;
-}
-
-export interface LocationsResult {
-  locations: Location[];
   text: string;
 }
 
@@ -292,17 +273,17 @@ export interface StatusResult {
 export interface ResultMap {
   search: SearchResult;
   grep: GrepResult;
-  readFile: ReadFileResult;
-  listFiles: ListFilesResult;
+  readFile: ToolOutcome;
+  listFiles: ToolOutcome;
   branchCreate: BranchSummary;
   branchList: { branches: BranchSummary[] };
   branchDiscard: { discarded: string };
-  edit: EditResult;
-  applyPatch: EditResult;
-  writeFile: EditResult;
+  edit: ToolOutcome;
+  applyPatch: ToolOutcome;
+  writeFile: ToolOutcome;
   lints: LintsResult;
-  definition: LocationsResult;
-  references: LocationsResult;
+  definition: ToolOutcome;
+  references: ToolOutcome;
   hover: HoverToolResult;
   documentSymbols: SymbolsResult;
   run: RunToolResult;

@@ -10,6 +10,8 @@ export interface EngineOptions {
   env?: NodeJS.ProcessEnv;
   /** Keep each open workspace's index fresh with a watcher (default true). */
   watch?: boolean;
+  /** A branch no request worked in for this long is let go: written out, unmounted, no longer owned (default 30 s). */
+  branchIdleMs?: number;
   /** Called with one-line warnings (a language server that cannot start, a failed sync). */
   onWarning?: (message: string) => void;
 }
@@ -30,6 +32,7 @@ export class Engine {
       env: options.env ?? process.env,
       watch: options.watch ?? true,
       onWarning: options.onWarning ?? (() => {}),
+      ...(options.branchIdleMs !== undefined ? { branchIdleMs: options.branchIdleMs } : {}),
     });
   }
 

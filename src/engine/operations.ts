@@ -1,6 +1,43 @@
-import type { Caller, OperationName, ParsedParamsOf, ResultOf } from "./api.js";
+import { AcceptError, acceptChanges, rebaseBranch } from "../accept/index.js";
+import { agentChanges } from "../agent/run.js";
+import { refused } from "../agent/tools/files.js";
+import {
+  applyPatchTool,
+  definitionTool,
+  editTool,
+  listFilesTool,
+  readFileTool,
+  referencesTool,
+} from "../agent/tools/index.js";
+import { lintFeedback } from "../agent/tools/lint-feedback.js";
+import { lintTargets } from "../agent/tools/lints.js";
+import { resolvePosition } from "../agent/tools/navigation.js";
+import { runCommand } from "../agent/tools/run-command.js";
+import { cleanPath, type ToolContext, type ToolResult } from "../agent/tools/types.js";
+import { NotIndexedError } from "../index/embedders.js";
+import { search } from "../index/search/searcher.js";
+import { indexStatus } from "../index/status.js";
+import { ShadowError } from "../shadow/index.js";
+import { FileAccessError, shownPath } from "../workspace/errors.js";
+import { parseRipgrep, ripgrepArgs, grep as userGrep, visibleMatches } from "../workspace/grep.js";
+import { readIfRegular } from "../workspace/rooted.js";
+import { hardLinksToHidden } from "../workspace/scan.js";
+import type {
+  AcceptResult,
+  Caller,
+  DiffResult,
+  GrepResult,
+  LintsResult,
+  OperationName,
+  ParsedParamsOf,
+  ResultOf,
+  RunToolResult,
+  SearchResult,
+  StatusResult,
+  ToolOutcome,
+} from "./api.js";
 import { EngineError } from "./errors.js";
-import type { WorkspaceHub } from "./workspaces.js";
+import type { Workspace, WorkspaceHub } from "./workspaces.js";
 
 export interface EngineFacts {
   pid: number;
@@ -8,13 +45,362 @@ export interface EngineFacts {
   clients: number;
 }
 
+type Handler<N extends OperationName> = (
+  ws: Workspace,
+  params: ParsedParamsOf<N>,
+  caller: Caller,
+  facts: EngineFacts,
+) => Promise<ResultOf<N>>;
+
+const outcome = (result: ToolResult): ToolOutcome => ({
+  ok: result.ok,
+  text: result.output,
+  ...(result.changed ? { changed: result.changed } : {}),
+  ...(result.lintErrors !== undefined ? { lintErrors: result.lintErrors } : {}),
+});
+
+/** A tool of the agent's, run in the branch named (or read-only in the user's folder). */
+async function viaTool(
+  ws: Workspace,
+  caller: Caller,
+  branch: string | undefined,
+  run: (context: ToolContext) => Promise<ToolResult>,
+): Promise<ToolOutcome> {
+  if (branch === undefined) return outcome(await run(await ws.context(undefined, caller)));
+  return ws.inBranch(branch, async (held) => outcome(await run(await ws.context(held, caller))));
+}
+
+const PREVIEW_LINES = 4;
+
+const searchOp: Handler<"search"> = async (ws, p) =>
+  ws.withIndex(p.build, async (index): Promise<SearchResult> => {
+    const hits = await search(index, p.query, {
+      limit: p.limit,
+      ...(p.path ? { pathGlob: p.path } : {}),
+      ...(p.lang ? { language: p.lang } : {}),
+    });
+    // a file that became another name (a hard link) of a hidden file since it was indexed
+    const links = await hardLinksToHidden(
+      index.root,
+      hits.map((hit) => hit.path),
+    );
+    const shown = [];
+    for (const hit of hits) {
+      if (links.has(hit.path)) continue;
+      // never through a link: the file may have become one to something outside since it was indexed
+      const text = (await readIfRegular(index.root, hit.path))?.toString("utf8") ?? "";
+      const preview = text
+        .split("\n")
+        .slice(hit.startLine - 1, Math.min(hit.endLine, hit.startLine + PREVIEW_LINES - 1))
+        .join("\n");
+      shown.push({
+        path: hit.path,
+        startLine: hit.startLine,
+        endLine: hit.endLine,
+        score: hit.score,
+        ...(hit.symbol ? { symbol: hit.symbol } : {}),
+        stale: hit.stale,
+        preview,
+      });
+    }
+    return { hits: shown, index: ws.freshness(index) };
+  });
+
+const grepOp: Handler<"grep"> = async (ws, p) => {
+  let below: string | undefined;
+  if (p.path) {
+    below = cleanPath(p.path, ws.root);
+    if (below === undefined)
+      throw new EngineError("REFUSED", `${shownPath(p.path)} is outside the workspace`);
+  }
+  const options = { fixed: p.fixed, ignoreCase: p.ignoreCase, ...(below ? { below } : {}) };
+  const cut = (matches: GrepResult["matches"]): GrepResult => ({
+    matches: matches.slice(0, p.limit),
+    truncated: matches.length > p.limit,
+  });
+  if (p.branch === undefined) return cut(await userGrep(ws.root, p.pattern, options));
+  // in a branch: ripgrep runs in the sandbox, seeing the branch's view (hidden files are not there)
+  return ws.inBranch(p.branch, async (held) => {
+    await held.branch.materialize();
+    const sandbox = await ws.sandbox(false);
+    const run = await sandbox.run("rg", ripgrepArgs(ws.root, p.pattern, options), {
+      branch: held.branch,
+      cwd: ws.root,
+    });
+    if (run.exitCode !== 0 && run.exitCode !== 1)
+      throw new EngineError("INTERNAL", `rg failed: ${run.stderr.trim().split("\n")[0] ?? run.exitCode}`);
+    return cut(await visibleMatches(ws.root, parseRipgrep(run.stdout)));
+  });
+};
+
+const writeFileOp: Handler<"writeFile"> = (ws, p, caller) =>
+  viaTool(ws, caller, p.branch, async (context) => {
+    const files = await context.files();
+    const asked = cleanPath(p.path, ws.root);
+    if (!asked)
+      return { ok: false, output: `${shownPath(p.path)} is not a file inside the workspace`, summary: "" };
+    let target: string;
+    try {
+      target = await files.writable(asked);
+      await files.write(target, p.content);
+    } catch (error) {
+      return refused(error);
+    }
+    const lint = await lintFeedback(context, [target]);
+    return {
+      ok: true,
+      output: `wrote ${shownPath(target)} (${Buffer.byteLength(p.content)} bytes)\n${lint.text}`,
+      summary: "",
+      changed: [target],
+      lintErrors: lint.errors,
+    };
+  });
+
+const lintsOp: Handler<"lints"> = (ws, p, caller) =>
+  ws.inBranch(p.branch, async (held): Promise<LintsResult> => {
+    const context = await ws.context(held, caller);
+    const targets = await lintTargets(p.path, context);
+    if (!Array.isArray(targets)) throw new EngineError("REFUSED", targets.output);
+    if (targets.length === 0)
+      return {
+        files: [],
+        introduced: [],
+        errors: 0,
+        partial: false,
+        partialReasons: [],
+        text: "Lints: nothing changed in this branch yet.",
+      };
+    const lint = await lintFeedback(context, targets);
+    return {
+      files: lint.linted,
+      introduced: lint.introduced,
+      errors: lint.errors,
+      partial: lint.partialReasons.length > 0,
+      partialReasons: lint.partialReasons,
+      text: lint.text,
+    };
+  });
+
+/** The file and position of a navigation request, its host and door; an EngineError when it has none. */
+async function position(
+  ws: Workspace,
+  caller: Caller,
+  p: ParsedParamsOf<"hover">,
+  branch: string | undefined,
+) {
+  const run = async (context: ToolContext) => {
+    const resolved = await resolvePosition(p, context);
+    if (!("host" in resolved)) throw new EngineError("REFUSED", resolved.output);
+    return resolved;
+  };
+  if (branch === undefined) return run(await ws.context(undefined, caller));
+  return ws.inBranch(branch, async (held) => run(await ws.context(held, caller)));
+}
+
+const hoverOp: Handler<"hover"> = async (ws, p, caller) => {
+  const { host, source, path, position: at } = await position(ws, caller, p, p.branch);
+  const hover = await host.hover(source, path, at);
+  return hover
+    ? { hover, text: hover.text }
+    : { text: `nothing to show at ${shownPath(path)}:${at.line}:${at.column}` };
+};
+
+const symbolsOp: Handler<"documentSymbols"> = async (ws, p, caller) => {
+  const { host, source, path } = await position(ws, caller, { ...p, line: 1, column: 1 }, p.branch);
+  const symbols = await host.documentSymbols(source, path);
+  const text = symbols.length
+    ? symbols
+        .map(
+          (s) =>
+            `${s.location.line}:${s.location.column} ${s.kind} ${s.container ? `${s.container}.` : ""}${s.name}`,
+        )
+        .join("\n")
+    : `no symbols in ${shownPath(path)}`;
+  return { symbols, text };
+};
+
+const runOp: Handler<"run"> = (ws, p, caller) =>
+  ws.inBranch(p.branch, async (held): Promise<RunToolResult> => {
+    const context = await ws.context(held, caller);
+    const done = await runCommand(
+      {
+        command: p.command,
+        network: p.network,
+        ...(p.timeoutSeconds ? { timeoutSeconds: p.timeoutSeconds } : {}),
+        ...(p.reason ? { reason: p.reason } : {}),
+      },
+      context,
+    );
+    const run = done.run;
+    return {
+      ran: run !== undefined,
+      exitCode: run?.exitCode ?? null,
+      signal: run?.signal ?? null,
+      timedOut: run?.timedOut ?? false,
+      stdout: run?.stdout ?? "",
+      stderr: run?.stderr ?? "",
+      durationMs: run?.durationMs ?? 0,
+      notes: run ? run.notes.map((note) => note.message) : [done.outcome.output],
+      network: done.network,
+      text: done.outcome.output,
+    };
+  });
+
+const diffOp: Handler<"diff"> = (ws, p) =>
+  ws.inBranch(p.branch, async ({ branch }): Promise<DiffResult> => {
+    const changes = await agentChanges(branch);
+    return {
+      diff: await branch.diff({}, changes),
+      files: changes.map((change) => ({
+        path: change.path,
+        kind:
+          change.base.kind === "absent" ? "added" : change.branch.kind === "absent" ? "deleted" : "modified",
+      })),
+      unknownBases: changes.filter((change) => change.base.kind === "unknown").map((change) => change.path),
+    };
+  });
+
+/** +/- line counts of a unified diff, per file. */
+function diffstat(diff: string): { path: string; added: number; removed: number }[] {
+  const out: { path: string; added: number; removed: number }[] = [];
+  let current: { path: string; added: number; removed: number } | undefined;
+  for (const line of diff.split("\n")) {
+    const file = /^\+\+\+ (?:b\/)?(.*)$/.exec(line);
+    if (file && !line.startsWith("+++ /dev/null")) {
+      current = { path: file[1] ?? "", added: 0, removed: 0 };
+      out.push(current);
+    } else if (line.startsWith("--- ") || line.startsWith("+++ ")) continue;
+    else if (current && line.startsWith("+")) current.added++;
+    else if (current && line.startsWith("-")) current.removed++;
+  }
+  return out;
+}
+
+const acceptOp: Handler<"accept"> = (ws, p, caller) =>
+  ws.inBranch(p.branch, async ({ branch }): Promise<AcceptResult> => {
+    const changes = await agentChanges(branch);
+    const request = {
+      root: ws.root,
+      changes,
+      allOrNothing: !p.partial,
+      config: ws.config,
+      env: ws.env,
+      ...(p.files ? { select: { files: p.files } } : {}),
+    };
+    const fail = (error: unknown): never => {
+      if (error instanceof AcceptError && error.code === "USAGE")
+        throw new EngineError("BAD_REQUEST", error.message);
+      throw error;
+    };
+    const plan = await acceptChanges({ ...request, dryRun: true }).catch(fail);
+    const stat = diffstat(await branch.diff({}, changes));
+    const confirmed =
+      plan.planned.length > 0 &&
+      (ws.config.mcp.autoAccept ||
+        (await caller.hooks
+          .confirmAccept({
+            branch: branch.id,
+            summary: `${plan.message}${plan.conflicts.length ? `; conflicts in ${plan.conflicts.map((c) => c.path).join(", ")}` : ""}`,
+            diffstat: stat.filter((entry) => plan.planned.some((planned) => planned.path === entry.path)),
+          })
+          .catch(() => false)));
+    if (!confirmed) {
+      const { planned: _planned, ...rest } = plan;
+      return {
+        ...rest,
+        written: false,
+        applied: [],
+        confirmed: false,
+        discarded: false,
+        message:
+          plan.planned.length === 0
+            ? plan.message
+            : "not accepted: the user did not confirm (nothing was written; the branch is kept)",
+      };
+    }
+    const { planned: _planned, ...report } = await acceptChanges(request).catch(fail);
+    const all = report.conflicts.length === 0 && report.refused.length === 0 && !p.files;
+    if (all) await branch.discard();
+    return { ...report, confirmed: true, discarded: all };
+  });
+
+const statusOp: Handler<"status"> = async (ws, _p, _caller, facts): Promise<StatusResult> => ({
+  root: ws.root,
+  index: { ...(await indexStatus(ws.root, ws.env)), watched: ws.watched, syncing: ws.syncing },
+  branches: await ws.branches(),
+  servers: await ws.servers(),
+  engine: { ...facts, rssBytes: process.memoryUsage().rss },
+});
+
+const lintOp: Handler<"lint"> = async (ws, p, caller) => {
+  const files = await ws.folderFiles();
+  const host = await ws.lsp();
+  if (!host) throw new EngineError("UNAVAILABLE", "language servers are unavailable");
+  const asked = cleanPath(p.path, ws.root);
+  if (asked === undefined)
+    throw new EngineError("REFUSED", `${shownPath(p.path)} is not inside the workspace`);
+  if (!host.detect(ws.root, asked))
+    throw new EngineError("UNAVAILABLE", `no language server handles ${asked}`);
+  void caller;
+  const target = await files.resolve(asked);
+  return host.lint(files, target.rel, p.content === undefined ? {} : { content: p.content });
+};
+
+const HANDLERS: { [N in OperationName]: Handler<N> } = {
+  search: searchOp,
+  grep: grepOp,
+  readFile: (ws, p, caller) => viaTool(ws, caller, p.branch, (c) => readFileTool.run(p, c)),
+  listFiles: (ws, p, caller) => viaTool(ws, caller, p.branch, (c) => listFilesTool.run(p, c)),
+  branchCreate: (ws, p, caller) => ws.create(caller, p.label),
+  branchList: async (ws) => ({ branches: await ws.branches() }),
+  branchDiscard: async (ws, p) => {
+    await ws.discard(p.branch);
+    return { discarded: p.branch };
+  },
+  edit: (ws, p, caller) => viaTool(ws, caller, p.branch, (c) => editTool.run(p, c)),
+  applyPatch: (ws, p, caller) => viaTool(ws, caller, p.branch, (c) => applyPatchTool.run(p, c)),
+  writeFile: writeFileOp,
+  lints: lintsOp,
+  definition: (ws, p, caller) => viaTool(ws, caller, p.branch, (c) => definitionTool.run(p, c)),
+  references: (ws, p, caller) => viaTool(ws, caller, p.branch, (c) => referencesTool.run(p, c)),
+  hover: hoverOp,
+  documentSymbols: symbolsOp,
+  run: runOp,
+  diff: diffOp,
+  accept: acceptOp,
+  rebase: (ws, p) => ws.inBranch(p.branch, ({ branch }) => rebaseBranch(branch)),
+  status: statusOp,
+  lint: lintOp,
+};
+
+/** The engine's error for a failure of the layers below (their own error types). */
+function engineError(error: unknown): EngineError {
+  if (error instanceof EngineError) return error;
+  if (error instanceof NotIndexedError) return new EngineError("UNAVAILABLE", error.message);
+  if (error instanceof FileAccessError)
+    return new EngineError(error.code === "MISSING" ? "NOT_FOUND" : "REFUSED", error.message);
+  if (error instanceof ShadowError)
+    return new EngineError(error.code === "BRANCH_NOT_FOUND" ? "NOT_FOUND" : "INTERNAL", error.message);
+  const name = (error as { name?: string })?.name;
+  if (name === "WorkspaceError" || name === "ConfigError")
+    return new EngineError("BAD_REQUEST", (error as Error).message);
+  return new EngineError("INTERNAL", error instanceof Error ? error.message : String(error));
+}
+
 /** Carries out one checked request. */
 export async function runOperation<N extends OperationName>(
-  _hub: WorkspaceHub,
-  _caller: Caller,
+  hub: WorkspaceHub,
+  caller: Caller,
   name: N,
-  _params: ParsedParamsOf<N>,
-  _facts: EngineFacts,
+  params: ParsedParamsOf<N>,
+  facts: EngineFacts,
 ): Promise<ResultOf<N>> {
-  throw new EngineError("UNAVAILABLE", `${name} is not built yet`);
+  try {
+    const ws = await hub.workspace(params.root);
+    ws.refresh();
+    const handler = HANDLERS[name] as Handler<N>;
+    return await handler(ws, params, caller, facts);
+  } catch (error) {
+    throw engineError(error);
+  }
 }

@@ -1,12 +1,492 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { accessRulesFor } from "../agent/tools/files.js";
+import type { ToolContext } from "../agent/tools/types.js";
+import { loadConfig, type UmbraConfig } from "../config/config.js";
+import { workspaceDir } from "../config/paths.js";
+import { NotIndexedError } from "../index/embedders.js";
+import { indexWorkspace } from "../index/indexer.js";
+import { type OpenedIndex, openIndex } from "../index/open.js";
+import { watchWorkspace } from "../index/watcher.js";
+import { branchLauncher } from "../lsp/branch-launcher.js";
+import { LspHost } from "../lsp/index.js";
+import {
+  type Approver,
+  allowlistApprover,
+  firstApproving,
+  openSandbox,
+  type WorkspaceSandbox,
+} from "../sandbox/index.js";
+import {
+  type Branch,
+  type BranchFiles,
+  fork,
+  listBranches,
+  openBranch,
+  userFolderFiles,
+} from "../shadow/index.js";
+import { resolveRoot } from "../workspace/root.js";
+import type { BranchSummary, Caller, IndexFreshness } from "./api.js";
+import { EngineError } from "./errors.js";
+
 export interface HubOptions {
   env: NodeJS.ProcessEnv;
   watch: boolean;
   onWarning: (message: string) => void;
+  /** A branch no request worked in for this long is let go (default 30 s). */
+  branchIdleMs?: number;
+}
+
+const BRANCH_IDLE_MS = 30_000;
+
+/** Who made a branch, as the client said. */
+interface Maker {
+  label?: string;
+  client?: string;
+}
+
+/** A branch the engine holds open; one request at a time works in it. */
+interface Held {
+  branch: Branch;
+  files: Promise<BranchFiles>;
+  queue: Promise<unknown>;
+  /** Let go after an idle time: written out, unmounted and no longer owned (another process may take it). */
+  released: boolean;
+  idle?: NodeJS.Timeout;
+}
+
+/** An open index, shared by the searches running on it; a newer one replaces it after a sync. */
+interface IndexSlot {
+  index: OpenedIndex;
+  users: number;
+  retired: boolean;
+}
+
+/**
+ * One workspace the engine has open: its configuration, its index (kept fresh by a watcher), the
+ * sandbox policies, the language servers (one host, running in a branch of its own, serving every
+ * branch by turns) and the branches clients work in.
+ */
+export class Workspace {
+  private settings: { config: UmbraConfig; key: string; warnings: string[] };
+  private slot: IndexSlot | undefined;
+  private opening: Promise<IndexSlot> | undefined;
+  private readonly stopWatching = new AbortController();
+  private watching = false;
+  syncing = false;
+  private readonly sandboxes = new Map<boolean, Promise<WorkspaceSandbox>>();
+  private lspHost: Promise<{ host: LspHost; serverBranch: Branch } | undefined> | undefined;
+  private readonly held = new Map<string, Held>();
+  private readonly makers = new Map<string, Maker>();
+  private userFiles: Promise<BranchFiles> | undefined;
+  private counts: { of: OpenedIndex; files: number; chunks: number } | undefined;
+
+  constructor(
+    readonly root: string,
+    private readonly options: HubOptions,
+  ) {
+    this.settings = this.load();
+    for (const warning of this.settings.warnings) options.onWarning(warning);
+  }
+
+  get config(): UmbraConfig {
+    return this.settings.config;
+  }
+
+  private load(): { config: UmbraConfig; key: string; warnings: string[] } {
+    const warnings: string[] = [];
+    const config = loadConfig({
+      workspaceRoot: this.root,
+      env: this.options.env,
+      onWarning: (message) => warnings.push(message),
+    });
+    return { config, key: JSON.stringify(config), warnings };
+  }
+
+  /**
+   * Reads the configuration again (before every request: the user may have changed theirs, the
+   * repository its own); when it changed, the sandbox policies and the doors built from it are made anew.
+   */
+  refresh(): void {
+    const fresh = this.load();
+    if (fresh.key === this.settings.key) return;
+    this.settings = fresh;
+    for (const warning of fresh.warnings) this.options.onWarning(warning);
+    this.sandboxes.clear();
+    this.userFiles = undefined;
+    for (const held of this.held.values()) held.files = this.filesOf(held.branch);
+  }
+
+  private filesOf(branch: Branch): Promise<BranchFiles> {
+    const files = this.sandbox(false).then(({ policy }) => branch.files(accessRulesFor(policy, this.root)));
+    files.catch(() => undefined);
+    return files;
+  }
+
+  get env(): NodeJS.ProcessEnv {
+    return this.options.env;
+  }
+
+  /** How fresh the index is (the counts read once per opened index). */
+  freshness(index: OpenedIndex): IndexFreshness {
+    this.counts ??= { of: index, ...index.lexical.counts() };
+    if (this.counts.of !== index) this.counts = { of: index, ...index.lexical.counts() };
+    const lastSync = index.lexical.getMeta("lastSync");
+    return {
+      watched: this.watching,
+      syncing: this.syncing,
+      ...(lastSync ? { lastSync } : {}),
+      files: this.counts.files,
+      chunks: this.counts.chunks,
+    };
+  }
+
+  get watched(): boolean {
+    return this.watching;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The index
+
+  /**
+   * Runs `use` on the workspace's open index (opened on first use, built first when `build` and there
+   * is none). While it runs, a sync may replace the index; the old one closes once its last user is done.
+   */
+  async withIndex<T>(build: boolean, use: (index: OpenedIndex) => Promise<T>): Promise<T> {
+    const slot = await this.openSlot(build);
+    slot.users++;
+    try {
+      return await use(slot.index);
+    } finally {
+      slot.users--;
+      if (slot.retired && slot.users === 0) slot.index.close();
+    }
+  }
+
+  private async openSlot(build: boolean): Promise<IndexSlot> {
+    if (this.slot) return this.slot;
+    this.opening ??= (async () => {
+      let index: OpenedIndex;
+      try {
+        index = await openIndex(this.root, this.config, this.env);
+      } catch (error) {
+        if (!(error instanceof NotIndexedError) || !build) throw error;
+        await this.sync();
+        index = await openIndex(this.root, this.config, this.env);
+      }
+      this.slot = { index, users: 0, retired: false };
+      this.watch();
+      return this.slot;
+    })().finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  /** One incremental index run; the open index is replaced when it changed anything. */
+  private async sync() {
+    this.syncing = true;
+    try {
+      const report = await indexWorkspace(this.root, {
+        config: this.config,
+        env: this.env,
+        signal: this.stopWatching.signal,
+        onWarning: this.options.onWarning,
+      });
+      const c = report.changes;
+      if (this.slot && c.added + c.modified + c.removed + c.renamed > 0) {
+        const fresh = await openIndex(this.root, this.config, this.env);
+        const old = this.slot;
+        this.slot = { index: fresh, users: 0, retired: false };
+        old.retired = true;
+        if (old.users === 0) old.index.close();
+      }
+      return report;
+    } finally {
+      this.syncing = false;
+    }
+  }
+
+  private watch(): void {
+    if (!this.options.watch || this.watching) return;
+    this.watching = true;
+    void watchWorkspace(this.root, {
+      debounceMs: this.config.watch.debounceMs,
+      intervalMs: this.config.watch.intervalMs,
+      signal: this.stopWatching.signal,
+      sync: () => this.sync(),
+      onError: (error) => {
+        if (!this.stopWatching.signal.aborted)
+          this.options.onWarning(`sync of ${this.root} failed: ${(error as Error).message.split("\n")[0]}`);
+      },
+    }).finally(() => {
+      this.watching = false;
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Doors: the sandbox and the files
+
+  sandbox(network: boolean): Promise<WorkspaceSandbox> {
+    let found = this.sandboxes.get(network);
+    if (!found) {
+      found = openSandbox({
+        workspace: this.root,
+        config: this.config,
+        flags: { mode: "workspace-write", network },
+        env: this.env,
+      });
+      found.then(
+        ({ warnings }) => {
+          for (const warning of warnings) this.options.onWarning(warning);
+        },
+        () => this.sandboxes.delete(network),
+      );
+      this.sandboxes.set(network, found);
+    }
+    return found;
+  }
+
+  /** The read-only door on the user's own folder (same rules as a branch's). */
+  folderFiles(): Promise<BranchFiles> {
+    this.userFiles ??= (async () => {
+      const empty = join(workspaceDir(this.root, this.env), "engine-empty");
+      await mkdir(empty, { recursive: true, mode: 0o700 });
+      const { policy } = await this.sandbox(false);
+      return userFolderFiles(this.root, accessRulesFor(policy, this.root), empty);
+    })();
+    this.userFiles.catch(() => {
+      this.userFiles = undefined;
+    });
+    return this.userFiles;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Language servers: one host for the workspace, its servers in a branch of their own
+
+  lsp(): Promise<LspHost | undefined> {
+    this.lspHost ??= (async () => {
+      const serverBranch = await fork(this.root, { env: this.env });
+      try {
+        const { launcher, warnings } = await branchLauncher(serverBranch, this.config, this.env);
+        for (const warning of warnings) this.options.onWarning(warning);
+        return { host: new LspHost({ config: this.config.lsp, launcher, env: this.env }), serverBranch };
+      } catch (error) {
+        await serverBranch.discard().catch(() => undefined);
+        this.options.onWarning(
+          `language servers are unavailable: ${(error as Error).message.split("\n")[0]}`,
+        );
+        return undefined;
+      }
+    })();
+    return this.lspHost.then((entry) => entry?.host);
+  }
+
+  /** The language servers' state, when they were started. */
+  async servers() {
+    const entry = this.lspHost ? await this.lspHost : undefined;
+    return entry?.host.status() ?? [];
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Branches
+
+  async create(caller: Caller, label: string | undefined): Promise<BranchSummary> {
+    const branch = await fork(this.root, { env: this.env });
+    this.makers.set(branch.id, { client: caller.id, ...(label ? { label } : {}) });
+    const held = this.hold(branch);
+    this.idleLater(held);
+    return this.summary(branch.id, held);
+  }
+
+  private hold(branch: Branch): Held {
+    const held: Held = { branch, files: this.filesOf(branch), queue: Promise.resolve(), released: false };
+    this.held.set(branch.id, held);
+    return held;
+  }
+
+  /** The branch `id`, held by this engine (opened from disk when it holds it not: made earlier, or let go). */
+  private async branch(id: string): Promise<Held> {
+    const found = this.held.get(id);
+    if (found && !found.released && !found.branch.isDiscarded) return found;
+    const info = (await listBranches(this.root, { env: this.env })).find((entry) => entry.id === id);
+    if (!info || info.problem)
+      throw new EngineError(
+        "NOT_FOUND",
+        `no branch ${JSON.stringify(id)} in this workspace${info?.problem ? ` (${info.problem})` : ""} (see branch_list)`,
+      );
+    if (info.ownerAlive && info.ownerPid !== process.pid)
+      throw new EngineError("BUSY", `branch ${id} is in use by another process (pid ${info.ownerPid})`);
+    const branch = await openBranch(this.root, id, { env: this.env });
+    const again = this.held.get(id);
+    if (again && !again.released && !again.branch.isDiscarded) {
+      await branch.close().catch(() => undefined);
+      return again;
+    }
+    return this.hold(branch);
+  }
+
+  /**
+   * Runs `use` in branch `id`, after the requests before it in that branch: requests of one branch never
+   * interleave (those of different branches run at once). What a request wrote lives in the branch's
+   * layer when it ends, never only in this process's memory.
+   */
+  async inBranch<T>(id: string, use: (held: Held) => Promise<T>): Promise<T> {
+    for (;;) {
+      const held = await this.branch(id);
+      clearTimeout(held.idle);
+      const run = held.queue.then(async (): Promise<{ value: T } | undefined> => {
+        if (held.released) return undefined;
+        if (held.branch.isDiscarded) throw new EngineError("NOT_FOUND", `branch ${id} was discarded`);
+        try {
+          return { value: await use(held) };
+        } finally {
+          if (!held.branch.isDiscarded) await held.branch.materialize().catch(() => undefined);
+        }
+      });
+      held.queue = run.catch(() => undefined);
+      void held.queue.then(() => this.idleLater(held));
+      const done = await run;
+      if (done) return done.value;
+    }
+  }
+
+  /** Lets the branch go once no request came for the idle time. */
+  private idleLater(held: Held): void {
+    clearTimeout(held.idle);
+    held.idle = setTimeout(() => {
+      held.queue = held.queue.then(() => this.release(held));
+    }, this.options.branchIdleMs ?? BRANCH_IDLE_MS);
+    held.idle.unref();
+  }
+
+  private async release(held: Held): Promise<void> {
+    if (held.released) return;
+    held.released = true;
+    clearTimeout(held.idle);
+    if (this.held.get(held.branch.id) === held) this.held.delete(held.branch.id);
+    if (held.branch.isDiscarded) return;
+    await held.branch.materialize().catch(() => undefined);
+    await held.branch.close().catch(() => undefined);
+  }
+
+  async discard(id: string): Promise<void> {
+    await this.inBranch(id, async (held) => {
+      await held.branch.discard();
+      this.held.delete(id);
+      this.makers.delete(id);
+    });
+  }
+
+  summary(id: string, held: Held | undefined): BranchSummary {
+    const maker = this.makers.get(id);
+    return {
+      id,
+      ...(held ? { mode: held.branch.mode, createdAt: held.branch.createdAt } : {}),
+      ...(maker?.label ? { label: maker.label } : {}),
+      ...(maker?.client ? { client: maker.client } : {}),
+      held: held !== undefined,
+      busy: false,
+    };
+  }
+
+  /** Every branch of the workspace: those this engine holds, and those on disk (earlier engines, sessions). */
+  async branches(): Promise<BranchSummary[]> {
+    const lspEntry = this.lspHost ? await this.lspHost.catch(() => undefined) : undefined;
+    const serverBranch = lspEntry?.serverBranch.id;
+    const stored = await listBranches(this.root, { env: this.env });
+    return stored
+      .filter((info) => info.id !== serverBranch)
+      .map((info) => {
+        const held = this.held.get(info.id);
+        if (held) return this.summary(info.id, held);
+        const maker = this.makers.get(info.id);
+        return {
+          id: info.id,
+          ...(maker?.label ? { label: maker.label } : {}),
+          ...(maker?.client ? { client: maker.client } : {}),
+          ...(info.mode ? { mode: info.mode } : {}),
+          ...(info.createdAt ? { createdAt: info.createdAt } : {}),
+          held: false,
+          busy: info.ownerAlive && info.ownerPid !== process.pid,
+        };
+      });
+  }
+
+  /**
+   * The tools' context in `held` (or in the user's folder, read-only): the shared index and language
+   * servers, and network approval asked of `caller` (what the user's own config allows needs no asking).
+   */
+  async context(held: Held | undefined, caller: Caller): Promise<ToolContext> {
+    const allowed = allowlistApprover(this.config.sandbox.network.allowCommands ?? []);
+    const ask: Approver = (request) =>
+      caller.hooks.approveNetwork({
+        command: [request.command, ...request.args].join(" "),
+        ...(request.reason ? { reason: request.reason } : {}),
+        branch: held?.branch.id ?? "",
+      });
+    const files = held ? await held.files : await this.folderFiles();
+    return {
+      ...(held ? { branch: held.branch } : {}),
+      files: async () => files,
+      root: this.root,
+      config: this.config,
+      env: this.env,
+      lsp: () => this.lsp(),
+      searchIndex: () => this.withIndex(true, async (index) => index),
+      sandbox: (network) => this.sandbox(network),
+      approver: firstApproving(allowed, ask),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.stopWatching.abort();
+    const entry = this.lspHost ? await this.lspHost.catch(() => undefined) : undefined;
+    if (entry) {
+      await entry.host.shutdown().catch(() => undefined);
+      await entry.serverBranch.discard().catch(() => undefined);
+    }
+    // each after the requests it has queued: what they wrote is written out before the branch is let go
+    await Promise.all(
+      [...this.held.values()].map((held) => {
+        held.queue = held.queue.then(() => this.release(held));
+        return held.queue;
+      }),
+    );
+    this.held.clear();
+    if (this.slot) {
+      this.slot.retired = true;
+      if (this.slot.users === 0) this.slot.index.close();
+    }
+  }
 }
 
 /** Every workspace the engine has open, by root. */
 export class WorkspaceHub {
+  private readonly open = new Map<string, Promise<Workspace>>();
+
   constructor(readonly options: HubOptions) {}
 
-  async close(): Promise<void> {}
+  /** The workspace at `rootArg` (a folder; its real path is the key), opened on first use. */
+  async workspace(rootArg: string): Promise<Workspace> {
+    let root: string;
+    try {
+      root = await resolveRoot(rootArg);
+    } catch (error) {
+      throw new EngineError("NOT_FOUND", (error as Error).message);
+    }
+    let found = this.open.get(root);
+    if (!found) {
+      found = Promise.resolve().then(() => new Workspace(root, this.options));
+      found.catch(() => this.open.delete(root));
+      this.open.set(root, found);
+    }
+    return found;
+  }
+
+  async close(): Promise<void> {
+    const all = await Promise.all([...this.open.values()].map((ws) => ws.catch(() => undefined)));
+    this.open.clear();
+    for (const ws of all) await ws?.close();
+  }
 }

@@ -17,7 +17,9 @@ export type ShadowErrorCode =
   /** The data directory lies inside the workspace, which a branch cannot be mounted over. */
   | "DATA_DIR_INSIDE_WORKSPACE"
   /** Copy modes: copying the workspace into the branch failed. */
-  | "COPY_FAILED";
+  | "COPY_FAILED"
+  /** A write to the user's own folder through the read-only door (src/shadow/user-folder.ts). */
+  | "READ_ONLY";
 
 /** A shadow-branch failure. The message is one line, fit to show to a user. */
 export class ShadowError extends Error {

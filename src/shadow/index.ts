@@ -25,3 +25,4 @@ export { helperLocation } from "./helper.js";
 export { type BranchMode, type ModeChoice, type ModeSetting, type ProbeResult, probeModes } from "./modes.js";
 export type { BaseState, FileState, RecordedChange, UnknownBase } from "./recorded.js";
 export { type RunOptions, type RunResult, run } from "./run.js";
+export { userFolderFiles } from "./user-folder.js";

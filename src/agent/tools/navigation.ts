@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Location, LspHost } from "../../lsp/index.js";
+import type { BranchFiles } from "../../shadow/index.js";
 import { shownPath } from "../../workspace/errors.js";
 import { refused } from "./files.js";
 import { cleanPath, failure, type ToolContext, type ToolResult } from "./types.js";
@@ -18,13 +19,23 @@ function formatLocation(location: Location, lines: string[] | undefined): string
   return `${shownPath(location.path)}:${location.line}:${location.column}${location.external ? " (outside the workspace)" : ""}${text ? `  ${text.slice(0, 160)}` : ""}`;
 }
 
-/** Shared by definition and references: resolves the position, asks the server, formats locations. */
-export async function navigate(
+/** A position a tool named, resolved: the file's canonical path, the column, the host that serves it. */
+export interface ResolvedPosition {
+  path: string;
+  position: { line: number; column: number };
+  host: LspHost;
+  source: BranchFiles;
+}
+
+/**
+ * Resolves a position through the file door (the column found from the symbol's name when not given)
+ * and finds the language server for it; a ToolResult saying why when it cannot.
+ */
+export async function resolvePosition(
   input: PositionInput,
   context: ToolContext,
-  what: string,
-  ask: (host: LspHost, path: string, position: { line: number; column: number }) => Promise<Location[]>,
-): Promise<ToolResult> {
+  needsPosition = true,
+): Promise<ResolvedPosition | ToolResult> {
   const asked = cleanPath(input.path, context.root);
   if (!asked) return failure(`${shownPath(input.path)} is not a file inside the workspace`);
   const source = await context.files();
@@ -37,22 +48,40 @@ export async function navigate(
     return refused(error);
   }
   if (text === undefined) return failure(`${shownPath(path)} does not exist`);
-  const lineText = text.split("\n")[input.line - 1];
-  if (lineText === undefined) return failure(`${path} has no line ${input.line}`);
-  let column = input.column;
-  if (column === undefined) {
-    if (!input.symbol) return failure("give the symbol's name (symbol) or its column");
-    const at = new RegExp(`(?<![\\w$])${input.symbol.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w$])`).exec(
-      lineText,
-    );
-    if (!at) return failure(`${input.symbol} is not on line ${input.line} of ${path}: ${lineText.trim()}`);
-    column = at.index + 1;
+  let column = input.column ?? 1;
+  if (needsPosition) {
+    const lineText = text.split("\n")[input.line - 1];
+    if (lineText === undefined) return failure(`${shownPath(path)} has no line ${input.line}`);
+    if (input.column === undefined) {
+      if (!input.symbol) return failure("give the symbol's name (symbol) or its column");
+      const at = new RegExp(
+        `(?<![\\w$])${input.symbol.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w$])`,
+      ).exec(lineText);
+      if (!at)
+        return failure(
+          `${input.symbol} is not on line ${input.line} of ${shownPath(path)}: ${lineText.trim()}`,
+        );
+      column = at.index + 1;
+    }
   }
   const host = await context.lsp();
-  if (!host?.detect(context.root, path)) return failure(`no language server handles ${path}`);
+  if (!host?.detect(context.root, path)) return failure(`no language server handles ${shownPath(path)}`);
+  return { path, position: { line: input.line, column }, host, source };
+}
+
+/** Shared by definition and references: resolves the position, asks the server, formats locations. */
+export async function navigate(
+  input: PositionInput,
+  context: ToolContext,
+  what: string,
+  ask: (host: LspHost, path: string, position: { line: number; column: number }) => Promise<Location[]>,
+): Promise<ToolResult> {
+  const resolved = await resolvePosition(input, context);
+  if (!("host" in resolved)) return resolved;
+  const { host, path, position, source } = resolved;
   let locations: Location[];
   try {
-    locations = await ask(host, path, { line: input.line, column });
+    locations = await ask(host, path, position);
   } catch (error) {
     return failure(`the language server failed: ${(error as Error).message.split("\n")[0]}`);
   }

@@ -7,7 +7,8 @@ import type { Branch, BranchFiles } from "../../shadow/index.js";
 
 /** What a tool works on: the agent's branch (never the user's folder) and the services around it. */
 export interface ToolContext {
-  branch: Branch;
+  /** The branch the tools write and run in; absent: the user's own folder, read-only (no edits, no runs). */
+  branch?: Branch;
   /**
    * The door every file tool reads and writes the branch through: hidden paths, links out of the
    * workspace and non-regular files refused, protected paths read-only (src/shadow/files.ts).
