@@ -54,6 +54,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "undo the last accept: the files it wrote get back what they held before",
     load: async () => (await import("./undo-command.js")).registerUndo,
   },
+  mcp: {
+    summary: "serve umbra's tools to an agent over MCP (stdio, or --http on 127.0.0.1)",
+    load: async () => (await import("./mcp-command.js")).registerMcp,
+  },
   demo: {
     summary: "index and search a copy of the bundled examples/ project, offline",
     load: async () => (await import("./demo-command.js")).registerDemo,
