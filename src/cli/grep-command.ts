@@ -1,8 +1,12 @@
 import type { Command } from "commander";
 import { shownPath } from "../workspace/errors.js";
 import { grep } from "../workspace/grep.js";
+import { onRunningEngine } from "./engine-use.js";
 import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { printJson } from "./shared.js";
+
+/** The most matches the engine returns in one answer. */
+const ALL_MATCHES = 1_000_000;
 
 export function registerGrep(program: Command): void {
   program
@@ -19,7 +23,15 @@ export function registerGrep(program: Command): void {
         options: { root?: string; fixed?: boolean; ignoreCase?: boolean; json?: boolean },
       ) => {
         const root = await commandRoot(options.root);
-        const matches = await grep(root, pattern, options);
+        const served = await onRunningEngine("grep", "grep", {
+          root,
+          pattern,
+          fixed: options.fixed === true,
+          ignoreCase: options.ignoreCase === true,
+          limit: ALL_MATCHES,
+        });
+        // the engine stops at its largest limit; past it this process greps everything itself
+        const matches = served && !served.truncated ? served.matches : await grep(root, pattern, options);
         if (options.json) return printJson(matches);
         for (const m of matches) process.stdout.write(`${shownPath(m.path)}:${m.line}:${m.text}\n`);
         if (matches.length === 0) process.exitCode = 1;

@@ -7,6 +7,7 @@ import { LspHost } from "../lsp/index.js";
 import type { Diag, LintResult } from "../lsp/types.js";
 import { fork, gc } from "../shadow/index.js";
 import { FileAccessError, shownPath } from "../workspace/errors.js";
+import { onRunningEngine } from "./engine-use.js";
 import { UsageError } from "./errors.js";
 import { commandRoot, ROOT_OPTION_HELP } from "./root.js";
 import { configFor, printJson, readStdin } from "./shared.js";
@@ -83,6 +84,14 @@ export function failingErrors(result: LintResult, withContent: boolean): number 
   return errors(result.introduced) + result.otherFiles.reduce((n, file) => n + errors(file.introduced), 0);
 }
 
+/** Prints the result and sets the exit status, whether the engine or this process linted. */
+function report(result: LintResult, json: boolean, withContent: boolean): void {
+  if (json) printJson(result);
+  else process.stdout.write(formatLint(result));
+  if (failingErrors(result, withContent) > 0) process.exitCode = 1;
+  else if (result.partial) process.exitCode = PARTIAL_EXIT_CODE;
+}
+
 export function registerLint(program: Command): void {
   program
     .command("lint")
@@ -106,6 +115,12 @@ export function registerLint(program: Command): void {
           throw new UsageError(`${rel} does not exist in ${root} (give --content to lint a new file)`);
       }
       const config = configFor(root);
+      const served = await onRunningEngine("lint", "lint", {
+        root,
+        path: rel,
+        ...(content === undefined ? {} : { content }),
+      });
+      if (served) return report(served, flags.json === true, content !== undefined);
       // Branches left behind by crashed runs go once they are old enough (shadow.gcAfterHours).
       await gc(root).catch(() => undefined);
       const branch = await fork(root);
@@ -121,10 +136,7 @@ export function registerLint(program: Command): void {
           throw error instanceof FileAccessError ? new UsageError(error.message) : error;
         });
         const result = await host.lint(files, target.rel, content === undefined ? {} : { content });
-        if (flags.json) printJson(result);
-        else process.stdout.write(formatLint(result));
-        if (failingErrors(result, content !== undefined) > 0) process.exitCode = 1;
-        else if (result.partial) process.exitCode = PARTIAL_EXIT_CODE;
+        report(result, flags.json === true, content !== undefined);
       } finally {
         await host?.shutdown();
         await branch.discard();

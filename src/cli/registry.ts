@@ -58,6 +58,10 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: "serve umbra's tools to an agent over MCP (stdio, or --http on 127.0.0.1)",
     load: async () => (await import("./mcp-command.js")).registerMcp,
   },
+  serve: {
+    summary: "run the engine: indexes and language servers kept warm for every client, over a socket",
+    load: async () => (await import("./serve-command.js")).registerServe,
+  },
   demo: {
     summary: "index and search a copy of the bundled examples/ project, offline",
     load: async () => (await import("./demo-command.js")).registerDemo,

@@ -170,6 +170,13 @@ const configSchema = z.object({
       autoAccept: z.boolean().default(false),
     })
     .default({}),
+  /** The engine (`umbra serve`): the user's own, so only their config sets it (never a workspace's). */
+  engine: z
+    .object({
+      /** It stops after this many minutes with no client connected and no request (0: never). */
+      idleMinutes: z.number().nonnegative().max(1_000_000).default(30),
+    })
+    .default({}),
 });
 
 export type UmbraConfig = z.infer<typeof configSchema>;

@@ -86,6 +86,9 @@ const RULES: Record<string, Rule> = {
     refused:
       "a repository may not accept its own changes into your folder; set it in ~/.config/umbra/config.json",
   },
+  "engine.idleMinutes": {
+    refused: "the engine is yours, not a repository's; set it in ~/.config/umbra/config.json",
+  },
 };
 
 const MODE_ORDER = ["read-only", "workspace-write", "full-access"];

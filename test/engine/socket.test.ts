@@ -1,0 +1,302 @@
+import { randomUUID } from "node:crypto";
+import { chmodSync, existsSync, lstatSync } from "node:fs";
+import { mkdir, symlink, unlink } from "node:fs/promises";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Caller, ClientHooks } from "../../src/engine/api.js";
+import { EngineError } from "../../src/engine/errors.js";
+import { enginePlace, MAX_SOCKET_PATH_BYTES, privateEngineDir } from "../../src/engine/place.js";
+import { type EngineCore, type EngineServer, holdServeLock, listenEngine } from "../../src/engine/server.js";
+import { SocketEngine } from "../../src/engine/socket-client.js";
+import { waitUntil } from "../helpers/wait.js";
+import { cleanup, tempDir } from "../helpers/workspace.js";
+
+/**
+ * A stand-in for the engine, to test the socket alone: `search` echoes its parameters and the caller's
+ * name, `status` fails with the error its parameters name, `grep` throws a plain error, `run` asks the
+ * client about the network and `accept` asks it to confirm, each answering what the client said.
+ */
+class FakeCore implements EngineCore {
+  readonly startedAt = new Date().toISOString();
+  readonly callers = new Map<string, Caller>();
+
+  connect(name: string, hooks: ClientHooks): Caller {
+    const caller = { id: randomUUID(), name, hooks };
+    this.callers.set(caller.id, caller);
+    return caller;
+  }
+
+  disconnect(caller: Caller): void {
+    this.callers.delete(caller.id);
+  }
+
+  get clientCount(): number {
+    return this.callers.size;
+  }
+
+  readonly call = (async (caller: Caller, name: string, params: unknown): Promise<unknown> => {
+    const p = params as Record<string, unknown>;
+    switch (name) {
+      case "search":
+        return { caller: caller.name, params };
+      case "status":
+        throw new EngineError(p.code as "NOT_FOUND", String(p.message));
+      case "grep":
+        throw new Error("something broke\nwith a second line");
+      case "run":
+        return { approved: await caller.hooks.approveNetwork({ command: "curl x", branch: "b1" }) };
+      case "accept":
+        return {
+          confirmed: await caller.hooks.confirmAccept({ branch: "b1", summary: "1 file", diffstat: [] }),
+        };
+      default:
+        throw new EngineError("BAD_REQUEST", `no operation ${name}`);
+    }
+  }) as unknown as EngineCore["call"];
+}
+
+let home: string;
+let env: NodeJS.ProcessEnv;
+let core: FakeCore;
+let server: EngineServer | undefined;
+let release: (() => void) | undefined;
+
+async function serve(idleMs = 0): Promise<EngineServer> {
+  const place = enginePlace(env);
+  privateEngineDir(place, env, true);
+  release = await holdServeLock(place);
+  server = await listenEngine(core, { place, idleMs });
+  return server;
+}
+
+async function client(hooks?: ClientHooks, name = "test-client"): Promise<SocketEngine> {
+  const engine = await SocketEngine.connect(enginePlace(env), env, { name, ...(hooks ? { hooks } : {}) });
+  if (!engine) throw new Error("no engine");
+  return engine;
+}
+
+async function failure(promise: Promise<unknown>): Promise<EngineError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(EngineError);
+  return error as EngineError;
+}
+
+/** Writes `bytes` on a raw connection and resolves with what came back once the engine closed it. */
+function raw(bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(enginePlace(env).socket);
+    let got = "";
+    socket.on("data", (data) => {
+      got += data.toString("utf8");
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(got));
+    socket.write(bytes);
+  });
+}
+
+/** One framed message, and what the engine answered to it (the connection is then closed by us). */
+function frame(body: string): string {
+  return `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+}
+
+function exchange(body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(enginePlace(env).socket);
+    let got = "";
+    socket.on("data", (data) => {
+      got += data.toString("utf8");
+      if (/\r\n\r\n\{.*\}$/s.test(got)) socket.end();
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(got));
+    socket.write(frame(body));
+  });
+}
+
+beforeEach(async () => {
+  home = await tempDir("engine-home");
+  env = { ...process.env, UMBRA_HOME: join(home, "data") };
+  core = new FakeCore();
+});
+afterEach(async () => {
+  await server?.stop("test over");
+  release?.();
+  server = undefined;
+  release = undefined;
+  await cleanup(home);
+});
+
+describe("the engine's socket", () => {
+  it("is 0600 in a 0700 folder, and a client that said hello calls operations as itself", async () => {
+    await serve();
+    const place = enginePlace(env);
+    expect(lstatSync(place.socket).mode & 0o777).toBe(0o600);
+    expect(lstatSync(place.dir).mode & 0o777).toBe(0o700);
+    expect(lstatSync(place.lock).mode & 0o777).toBe(0o600);
+
+    const engine = await client(undefined, "claude-code");
+    await waitUntil(() => core.clientCount === 1, "the client to be connected");
+    expect(await engine.call("search", { root: "/w", query: "q" })).toEqual({
+      caller: "claude-code",
+      params: { root: "/w", query: "q" },
+    });
+    const info = await engine.info();
+    expect(info).toMatchObject({ pid: process.pid, clients: 1, calls: 1, startedAt: core.startedAt });
+    await engine.close();
+    await waitUntil(() => core.clientCount === 0, "the engine to let the client go");
+  });
+
+  it("carries the engine's errors as they are, and anything else as INTERNAL with its first line", async () => {
+    await serve();
+    const engine = await client();
+    for (const code of ["NOT_FOUND", "REFUSED", "UNAVAILABLE", "BUSY", "BAD_REQUEST"] as const) {
+      const error = await failure(
+        engine.call("status", { code, message: `it is ${code}` } as unknown as { root: string }),
+      );
+      expect([error.code, error.message]).toEqual([code, `it is ${code}`]);
+    }
+    const internal = await failure(engine.call("grep", { root: "/w", pattern: "x" }));
+    expect([internal.code, internal.message]).toEqual(["INTERNAL", "something broke"]);
+    await engine.close();
+    const closed = await failure(engine.call("search", { root: "/w", query: "q" }));
+    expect(closed.code).toBe("NO_ENGINE");
+  });
+
+  it("asks the client that called back through its hooks; a client without hooks answers no", async () => {
+    await serve();
+    const asked: string[] = [];
+    const yes: ClientHooks = {
+      approveNetwork: async (question) => {
+        asked.push(`network ${question.command}`);
+        return true;
+      },
+      confirmAccept: async (question) => {
+        asked.push(`accept ${question.branch}`);
+        return true;
+      },
+    };
+    const withHooks = await client(yes);
+    const without = await client();
+    expect(await withHooks.call("run", { root: "/w", branch: "b1", command: "curl x" })).toEqual({
+      approved: true,
+    });
+    expect(await withHooks.call("accept", { root: "/w", branch: "b1" })).toEqual({ confirmed: true });
+    expect(asked).toEqual(["network curl x", "accept b1"]);
+    expect(await without.call("run", { root: "/w", branch: "b1", command: "curl x" })).toEqual({
+      approved: false,
+    });
+    expect(await without.call("accept", { root: "/w", branch: "b1" })).toEqual({ confirmed: false });
+    await withHooks.close();
+    await without.close();
+  });
+
+  it("drops a connection that breaks the framing, answers bad requests with errors, and goes on serving", async () => {
+    await serve();
+    // no Content-Length, a length that is no number, a header without end, a body over the limit
+    expect(await raw("Hello: there\r\n\r\n{}")).toBe("");
+    expect(await raw("Content-Length: many\r\n\r\n{}")).toBe("");
+    expect(await raw(`X-Pad: ${"x".repeat(20_000)}`)).toBe("");
+    expect(await raw("Content-Length: 99999999999\r\n\r\n{")).toBe("");
+    expect(await raw("Content-Length: 1\r\nContent-Length: 2\r\n\r\n{}")).toBe("");
+    expect(await raw("not a header at all\r\n\r\n")).toBe("");
+    // framed, but no JSON, or JSON that is no message
+    expect(await raw(frame("{not json"))).toBe("");
+    const answers = [
+      await exchange(
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "umbra/call", params: { name: "search" } }),
+      ),
+      await exchange(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "umbra/hello", params: [1, 2] })),
+      await exchange(
+        JSON.stringify({ jsonrpc: "2.0", id: 3, method: "umbra/hello", params: { name: "x", protocol: 99 } }),
+      ),
+      await exchange(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "umbra/frobnicate" })),
+    ];
+    expect(answers[0]).toMatch(/say hello first/);
+    expect(answers[1]).toMatch(/hello: expected \{name, protocol\}/);
+    expect(answers[2]).toMatch(/this engine speaks protocol 1, the client 99/);
+    expect(answers[3]).toMatch(/Unhandled method umbra\/frobnicate/);
+    for (const body of ["null", "5", "[]", '{"jsonrpc":"2.0"}', '{"id":{"x":1},"method":7}']) {
+      const socket = connect(enginePlace(env).socket);
+      socket.write(frame(body));
+      socket.end();
+    }
+    const engine = await client();
+    expect(await engine.call("search", { root: "/w", query: "still here" })).toMatchObject({
+      params: { query: "still here" },
+    });
+    // a call whose parameters are not {name, params}
+    const bad = await failure(engine.call("" as "search", { root: "/w", query: "q" }));
+    expect(bad.code).toBe("BAD_REQUEST");
+    await engine.close();
+    await waitUntil(() => core.clientCount === 0, "the engine to let the client go");
+  });
+
+  it("takes a socket path longer than the kernel's 107 bytes, through the folder's descriptor", async () => {
+    const deep = join(home, "d".repeat(60), "e".repeat(60));
+    env = { ...process.env, UMBRA_HOME: deep };
+    const place = enginePlace(env);
+    expect(Buffer.byteLength(place.socket)).toBeGreaterThan(MAX_SOCKET_PATH_BYTES);
+    await serve();
+    expect(lstatSync(place.socket).isSocket()).toBe(true);
+    expect(lstatSync(place.socket).mode & 0o777).toBe(0o600);
+    const engine = await client();
+    expect(await engine.call("search", { root: "/w", query: "deep" })).toMatchObject({
+      params: { query: "deep" },
+    });
+    await engine.close();
+    await server?.stop("done");
+    server = undefined;
+    expect(existsSync(place.socket)).toBe(false);
+  });
+
+  it("refuses an engine folder that is a link or open to others, on both sides", async () => {
+    const place = enginePlace(env);
+    const elsewhere = join(home, "elsewhere");
+    await mkdir(elsewhere, { mode: 0o700 });
+    await mkdir(join(home, "data"), { mode: 0o700 });
+    await symlink(elsewhere, place.dir);
+    expect(() => privateEngineDir(place, env, true)).toThrow(/is not a folder/);
+    expect(() => privateEngineDir(place, env, false)).toThrow(EngineError);
+
+    // a socket that is there, in a folder others may enter: the client does not use it
+    await unlink(place.dir);
+    await serve();
+    chmodSync(place.dir, 0o755);
+    const error = await failure(client());
+    expect([error.code, error.message]).toEqual([
+      "NO_ENGINE",
+      `${place.dir} is open to other users; umbra does not use it`,
+    ]);
+    chmodSync(place.dir, 0o700);
+  });
+
+  it("allows one server at a time, and stops when idle once its last client is gone", async () => {
+    const running = await serve(100);
+    await expect(holdServeLock(enginePlace(env))).rejects.toThrow(/an engine already runs \(pid \d+\)/);
+    const engine = await client();
+    await engine.call("search", { root: "/w", query: "q" });
+    await engine.close();
+    expect(await running.stopped).toBe("idle");
+    expect(existsSync(enginePlace(env).socket)).toBe(false);
+    expect(await SocketEngine.connect(enginePlace(env), env)).toBeUndefined();
+  });
+
+  it("stops when a client asks, and a client of a stopped engine gets NO_ENGINE", async () => {
+    const running = await serve();
+    const engine = await client();
+    const other = await client();
+    expect(await other.stop()).toBe(process.pid);
+    expect(await running.stopped).toBe("asked");
+    await waitUntil(async () => {
+      const error = await failure(engine.call("search", { root: "/w", query: "q" }));
+      return error.code === "NO_ENGINE";
+    }, "the client to see the engine gone");
+    await engine.close();
+    await other.close();
+  });
+});
