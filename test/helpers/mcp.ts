@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, ClientCapabilities, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ClientHooks } from "../../src/engine/api.js";
-import type { EngineConnection, OpenEngineOptions } from "../../src/engine/client.js";
+import { type EngineConnection, NO_HOOKS, type OpenEngineOptions } from "../../src/engine/client.js";
 import { tempDir } from "./workspace.js";
 
 /** The 20 tools `umbra mcp` serves. */
@@ -112,7 +112,7 @@ export function fakeEngine(
     return {
       call: async (name: string, params: Record<string, unknown>) => {
         state.calls.push({ name, params });
-        return answer(name, params, options.hooks);
+        return answer(name, params, options.hooks ?? NO_HOOKS);
       },
       close: async () => {
         state.closed++;
