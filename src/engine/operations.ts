@@ -84,11 +84,20 @@ const searchOp: Handler<"search"> = async (ws, p) =>
       index.root,
       hits.map((hit) => hit.path),
     );
+    // never through a link: the file may have become one to something outside since it was indexed;
+    // each file once, side by side (a read opens every folder on the way, one call after another)
+    const paths = [...new Set(hits.map((hit) => hit.path))].filter((path) => !links.has(path));
+    const texts = new Map(
+      await Promise.all(
+        paths.map(
+          async (path) => [path, (await readIfRegular(index.root, path))?.toString("utf8") ?? ""] as const,
+        ),
+      ),
+    );
     const shown = [];
     for (const hit of hits) {
-      if (links.has(hit.path)) continue;
-      // never through a link: the file may have become one to something outside since it was indexed
-      const text = (await readIfRegular(index.root, hit.path))?.toString("utf8") ?? "";
+      const text = texts.get(hit.path);
+      if (text === undefined) continue;
       const preview = text
         .split("\n")
         .slice(hit.startLine - 1, Math.min(hit.endLine, hit.startLine + PREVIEW_LINES - 1))

@@ -232,6 +232,8 @@ describe("engine operations", () => {
     expect(missing.code).toBe("UNAVAILABLE");
     const found = await api.call("search", { root, query: "add", build: true });
     expect(found.hits.map((hit) => hit.path)).toContain("src/math.js");
+    // a hit shows its first lines as the file holds them now
+    expect(found.hits.find((hit) => hit.path === "src/math.js")?.preview).toContain("a + b");
     expect(found.hits.every((hit) => hit.path !== ".env")).toBe(true);
     const status = await api.call("status", { root });
     expect(status.index.indexed).toBe(true);
