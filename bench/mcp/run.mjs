@@ -2,14 +2,18 @@
 // @ts-check
 /**
  * MCP benchmark (issue 14), through the product path: `umbra mcp` spawned over stdio and driven by the
- * MCP SDK's own Client, each figure next to its baselines measured in the same run.
+ * MCP SDK's own Client, as Claude Code or Codex launch it; `umbra mcp` reaches the user's engine
+ * (`umbra serve`, started on demand), which holds the index open and the language servers warm. Each
+ * figure has its baselines measured in the same run:
  *   search   warm `search` over MCP over ≥100k chunks (p50/p95), agent-style queries and whole issue
- *            texts; in the same run: search() in this process (the engine's own cost, no transport), the
- *            CLI process per query (`umbra search … --json`, a cold process each time) and `rg -l -w`;
+ *            texts; beside it search() in this process (no transport, no previews), `umbra search --json`
+ *            as a process per query with the engine (warm) and without it (UMBRA_ENGINE=off: cold), and
+ *            `rg -l -w IDENTIFIER` over the tree;
  *   lints    warm TypeScript `lints` over MCP on hono: branch_create, then edit → lints cycles (p50);
  *   clients  engine memory with N MCP clients (default 10) connected and working at once, each in its own
- *            branch (search, edit, lints).
- * Usage: node bench/mcp/run.mjs [--big DIR] [--rounds N] [--cli-queries N] [--lint-cycles N]
+ *            branch of hono (search, edit, lints), sampled from the engine's `status`.
+ * The engine is stopped before and after the run, so each run measures a fresh one.
+ * Usage: node bench/mcp/run.mjs [--big DIR] [--home DIR] [--rounds N] [--cli-queries N] [--lint-cycles N]
  *          [--clients N] [--client-seconds S] [--sections search,lints,clients] [--out FILE]
  */
 import { spawnSync } from "node:child_process";
@@ -28,7 +32,8 @@ const WORK = join(ROOT, "bench", ".work", "mcp");
 const { values } = parseArgs({
   options: {
     big: { type: "string", default: join(ROOT, "bench", ".work", "big") },
-    home: { type: "string", default: join(WORK, "home") },
+    // the data directory bench/speed (section 4) indexes the big tree into: indexed once for both
+    home: { type: "string", default: join(ROOT, "bench", ".work", "speed", "home-big") },
     rounds: { type: "string", default: "3" },
     "cli-queries": { type: "string", default: "12" },
     "lint-cycles": { type: "string", default: "20" },
@@ -93,11 +98,23 @@ async function connect(root, name) {
   return { client, transport, call, timedCall, close: () => client.close() };
 }
 
-/** @param {string} tool @param {string} dir */
-function mustHaveIndex(tool, dir) {
-  const run = spawnSync(process.execPath, [CLI, "index", dir], { env, encoding: "utf8", stdio: "inherit" });
-  if (run.status !== 0) throw new Error(`${tool}: umbra index ${dir} failed`);
+/** `umbra ARGS` as a process; throws with its stderr when it fails. @param {string[]} args @param {NodeJS.ProcessEnv} [withEnv] */
+function umbra(args, withEnv = env, input = "") {
+  const run = spawnSync(process.execPath, [CLI, ...args], {
+    env: withEnv,
+    input,
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  });
+  if (run.status !== 0) throw new Error(`umbra ${args.join(" ")} failed: ${run.stderr.slice(-2000)}`);
+  return run.stdout;
 }
+const noEngine = { ...env, UMBRA_ENGINE: "off" };
+/** Stops the user's engine if one runs (so the run starts with a fresh one, and leaves none behind). */
+function stopEngine() {
+  spawnSync(process.execPath, [CLI, "serve", "--stop"], { env, stdio: "ignore" });
+}
+stopEngine();
 
 const results = /** @type {Record<string, unknown>} */ ({
   at: new Date().toISOString(),
@@ -108,7 +125,7 @@ const results = /** @type {Record<string, unknown>} */ ({
 if (sections.has("search")) {
   if (!existsSync(big)) throw new Error(`no ${big}: run bench/speed/prepare-big.sh first`);
   log(`index of ${big} (a no-change run when it exists)…`);
-  mustHaveIndex("search", big);
+  umbra(["index", big], noEngine);
   const { openIndex } = await import(join(ROOT, "dist", "index", "open.js"));
   const { search } = await import(join(ROOT, "dist", "index", "search", "searcher.js"));
   const { loadConfig } = await import(join(ROOT, "dist", "config", "config.js"));
@@ -130,7 +147,8 @@ if (sections.has("search")) {
     for (let round = 0; round < Number(values.rounds); round++) {
       for (const query of queries) {
         const { ms, result } = await mcp.timedCall("search", { query, limit: 10 });
-        if (!Array.isArray(result?.hits)) throw new Error(`search gave no hits array: ${JSON.stringify(result)}`);
+        if (!Array.isArray(result?.hits))
+          throw new Error(`search gave no hits array: ${JSON.stringify(result)}`);
         overMcp.push(ms);
         const started = performance.now();
         await search(index, query, { limit: 10 });
@@ -142,54 +160,81 @@ if (sections.has("search")) {
         }
       }
     }
-    const cli = [];
+    const cliWarm = [];
+    const cliCold = [];
     for (const query of queries.slice(0, Number(values["cli-queries"]))) {
-      const started = performance.now();
-      const run = spawnSync(process.execPath, [CLI, "search", "-", "--root", big, "--json"], {
-        env,
-        input: query,
-        encoding: "utf8",
-        maxBuffer: 1 << 30,
-      });
-      if (run.status !== 0) throw new Error(`umbra search failed: ${run.stderr}`);
-      cli.push(performance.now() - started);
+      for (const [times, withEnv] of [
+        [cliWarm, env],
+        [cliCold, noEngine],
+      ]) {
+        const started = performance.now();
+        umbra(["search", "-", "--root", big, "--json"], /** @type {NodeJS.ProcessEnv} */ (withEnv), query);
+        /** @type {number[]} */ (times).push(performance.now() - started);
+      }
     }
     bySet[name] = {
       queries: queries.length,
       rounds: Number(values.rounds),
       mcp: summary(overMcp),
       inProcess: summary(inProcess),
-      cliProcess: summary(cli),
+      cliWithEngine: summary(cliWarm),
+      cliWithoutEngine: summary(cliCold),
       rg: summary(rg),
     };
     log(`${name}: ${JSON.stringify(bySet[name])}`);
   }
+  const engine = (await mcp.call("status", {})).engine;
   await mcp.close();
   index.close();
-  results.search = { dir: big, chunks: status?.index?.chunks, files: status?.index?.files, ...bySet };
+  results.search = {
+    dir: big,
+    chunks: status?.index?.chunks,
+    files: status?.index?.files,
+    engineRssMiB: round1((engine?.rssBytes ?? 0) / 2 ** 20),
+    ...bySet,
+  };
+}
+
+/**
+ * hono, laid out once for both sections that edit it, indexed, and the edits its cycles make: each one
+ * replaces the line after a line found once in the file (so `edit` has exactly one match).
+ */
+const hono = sections.has("lints") || sections.has("clients") ? honoProject() : undefined;
+if (hono) umbra(["index", hono.root], noEngine);
+/** @param {string} text */
+function uniqueAnchor(text) {
+  const lines = text.split("\n");
+  const anchor = lines.findLast(
+    (line) => line.trim().length > 3 && lines.indexOf(line) === lines.lastIndexOf(line),
+  );
+  if (!anchor) throw new Error("no line found once in the edited file");
+  return anchor;
 }
 
 // 2. Warm TypeScript lints over MCP: a branch of hono, one-line edits, lints of exactly that version.
 if (sections.has("lints")) {
-  const project = honoProject();
-  if (!project) throw new Error("no hono mirror under ../.mirror (honojs+hono)");
-  const mcp = await connect(project.root, "bench-lints");
+  if (!hono) throw new Error("no hono mirror under ../.mirror (honojs+hono)");
+  const mcp = await connect(hono.root, "bench-lints");
   const branch = (await mcp.call("branch_create", { label: "bench-lints" })).id;
-  const original = readFileSync(join(project.root, project.file), "utf8");
-  const lastLine = original.trimEnd().split("\n").at(-1) ?? "";
+  const anchor = uniqueAnchor(readFileSync(join(hono.root, hono.file), "utf8"));
   const edits = [];
   const lints = [];
-  let previous = lastLine;
-  let errorsSeen = 0;
+  let tail = "";
+  let reported = 0;
   const cycles = Number(values["lint-cycles"]);
   for (let i = 0; i <= cycles; i++) {
-    const line = `${lastLine}\n${project.line(i)}`;
-    const edit = await mcp.timedCall("edit", { branch, path: project.file, search: previous, replace: line });
+    const next = `\n${hono.line(i)}`;
+    const edit = await mcp.timedCall("edit", {
+      branch,
+      path: hono.file,
+      search: `${anchor}${tail}`,
+      replace: `${anchor}${next}`,
+    });
     if (!edit.result?.ok) throw new Error(`edit ${i} failed: ${JSON.stringify(edit.result)}`);
-    previous = line;
-    const lint = await mcp.timedCall("lints", { branch, path: project.file });
-    const found = JSON.stringify(lint.result?.introduced ?? []).includes(project.undeclared(i));
-    if (i % 2 === 1 && found) errorsSeen++;
+    tail = next;
+    const lint = await mcp.timedCall("lints", { branch, path: hono.file });
+    // odd edits use an undeclared name: the lints must report it (even ones are clean)
+    if (i % 2 === 1 && JSON.stringify(lint.result).includes(hono.undeclared(i))) reported++;
     // the first cycle starts the language server and loads the project: not warm
     if (i === 0) continue;
     edits.push(edit.ms);
@@ -198,79 +243,75 @@ if (sections.has("lints")) {
   await mcp.call("branch_discard", { branch });
   await mcp.close();
   results.lints = {
-    project: project.name,
-    file: project.file,
+    project: hono.name,
+    file: hono.file,
     cycles,
     edit: summary(edits),
     lints: summary(lints),
-    undeclaredReported: `${errorsSeen} of ${Math.floor((cycles + 1) / 2)}`,
+    undeclaredReported: `${reported} of ${Math.ceil(cycles / 2)}`,
   };
   log(`lints: ${JSON.stringify(results.lints)}`);
 }
 
 // 3. Engine memory with N clients connected and working, each in its own branch.
 if (sections.has("clients")) {
-  const project = honoProject();
-  if (!project) throw new Error("no hono mirror under ../.mirror (honojs+hono)");
-  mustHaveIndex("clients", project.root);
+  if (!hono) throw new Error("no hono mirror under ../.mirror (honojs+hono)");
   const n = Number(values.clients);
-  const first = await connect(project.root, "bench-client-0");
-  const before = (await first.call("status", {})).engine;
-  const clients = [first];
-  for (let i = 1; i < n; i++) clients.push(await connect(project.root, `bench-client-${i}`));
+  const clients = [];
+  for (let i = 0; i < n; i++) clients.push(await connect(hono.root, `bench-client-${i}`));
+  const first = /** @type {Awaited<ReturnType<typeof connect>>} */ (clients[0]);
+  const idle = (await first.call("status", {})).engine;
   const until = Date.now() + Number(values["client-seconds"]) * 1000;
-  const original = readFileSync(join(project.root, project.file), "utf8");
-  const lastLine = original.trimEnd().split("\n").at(-1) ?? "";
+  const anchor = uniqueAnchor(readFileSync(join(hono.root, hono.file), "utf8"));
   let calls = 0;
   const work = clients.map(async (mcp, c) => {
     const branch = (await mcp.call("branch_create", { label: `bench-client-${c}` })).id;
-    let previous = lastLine;
+    let tail = "";
     for (let i = 0; Date.now() < until; i++) {
-      await mcp.call("search", { query: AGENT_QUERIES[(c + i) % AGENT_QUERIES.length] ?? "", limit: 10 });
-      const line = `${lastLine}\nexport const client${c}Edit${i} = ${i};`;
-      await mcp.call("edit", { branch, path: project.file, search: previous, replace: line });
-      previous = line;
-      await mcp.call("lints", { branch, path: project.file });
+      await mcp.call("search", { query: `${hono.undeclared(i)} app route handler`, limit: 10 });
+      const next = `\nexport const client${c}Edit${i} = ${i};`;
+      await mcp.call("edit", {
+        branch,
+        path: hono.file,
+        search: `${anchor}${tail}`,
+        replace: `${anchor}${next}`,
+      });
+      tail = next;
+      await mcp.call("lints", { branch, path: hono.file });
       calls += 3;
     }
     return branch;
   });
-  let peakEngine = 0;
-  let peakTree = 0;
-  /** @type {number | undefined} */
-  let enginePid = before?.pid;
+  /** @type {{ clients: number, ownMiB: number, treeMiB: number }[]} */
   const samples = [];
-  const sampling = (async () => {
-    while (Date.now() < until) {
-      const status = (await first.call("status", {})).engine;
-      enginePid = status?.pid;
-      const own = (status?.rssBytes ?? 0) / 2 ** 20;
-      const tree = treeRssMiB(enginePid);
-      samples.push({ clients: status?.clients, own, tree });
-      peakEngine = Math.max(peakEngine, own);
-      peakTree = Math.max(peakTree, tree);
-      await new Promise((r) => setTimeout(r, 2000));
-    }
-  })();
+  while (Date.now() < until) {
+    const engine = (await first.call("status", {})).engine;
+    samples.push({
+      clients: engine.clients,
+      ownMiB: engine.rssBytes / 2 ** 20,
+      treeMiB: treeRssMiB(engine.pid),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
   const branches = await Promise.all(work);
-  await sampling;
   const adapters = clients.map((mcp) => treeRssMiB(mcp.transport.pid ?? undefined));
   for (const [c, branch] of branches.entries()) await clients[c]?.call("branch_discard", { branch });
   for (const mcp of clients) await mcp.close();
   results.clients = {
-    project: project.name,
+    project: hono.name,
     clients: n,
     seconds: Number(values["client-seconds"]),
     calls,
-    engineIdleMiB: round1((before?.rssBytes ?? 0) / 2 ** 20),
-    enginePeakMiB: round1(peakEngine),
-    engineTreePeakMiB: round1(peakTree),
-    clientsSeenByEngine: Math.max(...samples.map((s) => s.clients ?? 0)),
-    adapterMiBEach: round1(percentile(adapters, 50)),
+    clientsSeenByEngine: Math.max(...samples.map((s) => s.clients)),
+    engineIdleMiB: round1(idle.rssBytes / 2 ** 20),
+    enginePeakMiB: round1(Math.max(...samples.map((s) => s.ownMiB))),
+    engineWithServersPeakMiB: round1(Math.max(...samples.map((s) => s.treeMiB))),
+    mcpAdapterMiBEach: round1(percentile(adapters, 50)),
   };
   log(`clients: ${JSON.stringify(results.clients)}`);
 }
 
+stopEngine();
 mkdirSync(dirname(values.out), { recursive: true });
 writeFileSync(values.out, `${JSON.stringify(results, null, 2)}\n`);
 mkdirSync(WORK, { recursive: true });
