@@ -95,7 +95,7 @@ async function connect(root, name) {
     const result = await call(tool, args);
     return { ms: performance.now() - started, result };
   };
-  return { client, transport, call, timedCall, close: () => client.close() };
+  return { transport, call, timedCall, close: () => client.close() };
 }
 
 /** `umbra ARGS` as a process; throws with its stderr when it fails. @param {string[]} args @param {NodeJS.ProcessEnv} [withEnv] */
