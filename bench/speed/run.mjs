@@ -6,7 +6,8 @@
  *   2. no-change re-index of a ≥20k-file tree vs a full rescan (state removed, every file re-hashed);
  *   3. one edited file searchable again (incremental sync + search, in process as `umbra watch` does)
  *      vs a full rescan;
- *   4. search latency p50/p95 over an index of ≥100k chunks vs `rg` for the query's identifier.
+ *   4. search latency p50/p95 over an index of ≥100k chunks (whole issue texts, and agent-style queries of
+ *      bench/mcp/queries.mjs) vs `rg` for the query's identifier.
  * Usage: node bench/speed/run.mjs [--repo DIR] [--big DIR...] [--out FILE]
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -14,6 +15,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileS
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { AGENT_QUERIES, issueQueries, rgIdentifier } from "../mcp/queries.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const CLI = join(ROOT, "dist", "cli", "main.js");
@@ -200,39 +202,31 @@ if (sections.has(4)) {
   const env = { ...process.env, UMBRA_HOME: home };
   log(`indexing ${big} for search latency…`);
   const report = await indexWorkspace(big, { config, env, onProgress: () => {} });
-  const tasks = readFileSync(join(ROOT, "..", "shared", "eval", "swebench-dev.jsonl"), "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
-  const queries = [
-    ...tasks.slice(0, Number(values.queries ?? 60)).map((t) => t.problem_statement),
-    "where is the configuration file parsed",
-    "separability_matrix",
-    "convert units of a quantity",
-    "read a FITS header",
-  ];
   const index = await openIndex(big, config, env);
   await search(index, "warm up the caches", { limit: 10 });
-  const times = [];
-  const rgTimes = [];
-  for (const query of queries) {
-    const started = performance.now();
-    await search(index, query, { limit: 10 });
-    times.push(performance.now() - started);
-    const identifier = (query.match(/[A-Za-z_][A-Za-z0-9_]{5,}/) ?? ["function"])[0];
-    const rgStarted = performance.now();
-    spawnSync("rg", ["-l", "-w", identifier, big], { encoding: "utf8", maxBuffer: 1 << 30 });
-    rgTimes.push(performance.now() - rgStarted);
-  }
-  index.close();
-  results.search = {
-    dir: big,
-    chunks: report.chunks,
-    queries: queries.length,
-    p50Ms: percentile(times, 50),
-    p95Ms: percentile(times, 95),
-    baselineRgP50Ms: percentile(rgTimes, 50),
+  /** Latency of each query in process, and of `rg` for its identifier. @param {string[]} queries */
+  const measure = async (queries) => {
+    const times = [];
+    const rgTimes = [];
+    for (const query of queries) {
+      const started = performance.now();
+      await search(index, query, { limit: 10 });
+      times.push(performance.now() - started);
+      const rgStarted = performance.now();
+      spawnSync("rg", ["-l", "-w", rgIdentifier(query), big], { encoding: "utf8", maxBuffer: 1 << 30 });
+      rgTimes.push(performance.now() - rgStarted);
+    }
+    return {
+      queries: queries.length,
+      p50Ms: percentile(times, 50),
+      p95Ms: percentile(times, 95),
+      baselineRgP50Ms: percentile(rgTimes, 50),
+    };
   };
+  const issues = await measure(issueQueries(Number(values.queries ?? 60)));
+  const agent = await measure(AGENT_QUERIES);
+  index.close();
+  results.search = { dir: big, chunks: report.chunks, ...issues, agentStyle: agent };
   log(JSON.stringify(results.search));
 }
 

@@ -78,19 +78,21 @@ const PREVIEW_LINES = 4;
  * ignore rules alone do not catch (a hard link to a credential outside the workspace, ~/.ssh/id_rsa).
  */
 async function visibleThroughDoor(files: BranchFiles, paths: Iterable<string>): Promise<Set<string>> {
-  const visible = new Set<string>();
-  for (const path of new Set(paths)) {
-    try {
-      await files.resolve(path);
-      visible.add(path);
-    } catch (error) {
-      if (!(error instanceof FileAccessError)) throw error;
-    }
-  }
-  return visible;
+  const seen = await Promise.all(
+    [...new Set(paths)].map((path) =>
+      files.resolve(path).then(
+        () => path,
+        (error: unknown) => {
+          if (error instanceof FileAccessError) return undefined;
+          throw error;
+        },
+      ),
+    ),
+  );
+  return new Set(seen.filter((path) => path !== undefined));
 }
 
-const searchOp: Handler<"search"> = async (ws, p, caller, call) =>
+const searchOp: Handler<"search"> = async (ws, p, _caller, call) =>
   ws.withIndex(p.build, call, async (index): Promise<SearchResult> => {
     const hits = await search(index, p.query, {
       limit: p.limit,
@@ -102,15 +104,22 @@ const searchOp: Handler<"search"> = async (ws, p, caller, call) =>
       index.root,
       hits.map((hit) => hit.path),
     );
-    const door = await visibleThroughDoor(
-      await (await ws.context(undefined, caller)).files(),
-      hits.map((hit) => hit.path),
-    );
+    const files = await ws.folderFiles();
+    // never through a link: the file may have become one to something outside since it was indexed;
+    // each file once, side by side (a read opens every folder on the way, one call after another)
+    const paths = [...new Set(hits.map((hit) => hit.path))].filter((path) => !links.has(path));
+    const [door, texts] = await Promise.all([
+      visibleThroughDoor(files, paths),
+      Promise.all(
+        paths.map(
+          async (path) => [path, (await readIfRegular(index.root, path))?.toString("utf8") ?? ""] as const,
+        ),
+      ).then((entries) => new Map(entries)),
+    ]);
     const shown = [];
     for (const hit of hits) {
-      if (links.has(hit.path) || !door.has(hit.path)) continue;
-      // never through a link: the file may have become one to something outside since it was indexed
-      const text = (await readIfRegular(index.root, hit.path))?.toString("utf8") ?? "";
+      const text = texts.get(hit.path);
+      if (text === undefined || !door.has(hit.path)) continue;
       const preview = text
         .split("\n")
         .slice(hit.startLine - 1, Math.min(hit.endLine, hit.startLine + PREVIEW_LINES - 1))

@@ -1,10 +1,11 @@
 import { execFile } from "node:child_process";
-import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Ignore } from "ignore";
+import { errorCode } from "./errors.js";
 import { readIfRegular } from "./rooted.js";
 
 // Both matchers (CommonJS, cached by require) are loaded on first use: a search in a workspace without
@@ -301,7 +302,9 @@ export function umbraIgnoreMatcher(root: string): (path: string, isDir?: boolean
         let rules = parent.umbra;
         for (const name of UMBRA_IGNORE_FILES) {
           const source = dir === "" ? name : `${dir}/${name}`;
-          const text = await readIfRegular(root, source).catch(() => undefined);
+          const text = mayExist(root, source)
+            ? await readIfRegular(root, source).catch(() => undefined)
+            : undefined;
           if (text) rules = extendRules(rules, parseIgnoreFile(text.toString("utf8"), dir, source));
         }
         return rules ? { umbra: rules } : {};
@@ -322,6 +325,21 @@ export function umbraIgnoreMatcher(root: string): (path: string, isDir?: boolean
     }
     return false;
   };
+}
+
+/**
+ * Whether anything may be at `rel`: one lstat, before the rooted read (which opens every folder on the way,
+ * a dozen calls). Most folders hold no ignore file, and a search checks every folder above each hit. Only
+ * "nothing there" skips the read; whatever is there is read (or refused) by the rooted reader.
+ */
+function mayExist(root: string, rel: string): boolean {
+  try {
+    lstatSync(join(root, rel));
+    return true;
+  } catch (error) {
+    const code = errorCode(error);
+    return code !== "ENOENT" && code !== "ENOTDIR";
+  }
 }
 
 /** The workspace-relative folder of `path` ("" at the top). */

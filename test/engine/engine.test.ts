@@ -248,6 +248,8 @@ describe("engine operations", () => {
     expect(progress.length).toBeGreaterThan(0);
     expect(progress.every((message) => message.startsWith("indexing: "))).toBe(true);
     expect(found.hits.map((hit) => hit.path)).toContain("src/math.js");
+    // a hit shows its first lines as the file holds them now
+    expect(found.hits.find((hit) => hit.path === "src/math.js")?.preview).toContain("a + b");
     expect(found.hits.every((hit) => hit.path !== ".env")).toBe(true);
     const status = await api.call("status", { root });
     expect(status.index.indexed).toBe(true);

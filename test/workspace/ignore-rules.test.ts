@@ -1,6 +1,12 @@
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { findGlobalExcludesFile, parseIgnoreFile, rebasePattern } from "../../src/workspace/ignore-rules.js";
+import {
+  findGlobalExcludesFile,
+  parseIgnoreFile,
+  rebasePattern,
+  umbraIgnoreMatcher,
+} from "../../src/workspace/ignore-rules.js";
 import { cleanupTemp, hasGit, makeTemp, writeTree } from "./helpers.js";
 
 afterEach(cleanupTemp);
@@ -75,5 +81,32 @@ describe("findGlobalExcludesFile", () => {
     expect(await findGlobalExcludesFile({ PATH: join(home, "no-bin"), HOME: home })).toBe(
       join(home, ".config", "git", "ignore"),
     );
+  });
+});
+
+describe("umbraIgnoreMatcher", () => {
+  it("reads the ignore files of every folder above a path, never through a symlink", async () => {
+    const root = makeTemp();
+    writeTree(root, {
+      ".umbraignore": "*.secret\n",
+      "a/b/c/.cursorignore": "private/\n",
+      "a/b/c/private/x.py": "",
+      "a/b/c/y.secret": "",
+      "a/b/c/z.py": "",
+      "elsewhere/.umbraignore": "*.py\n",
+      "elsewhere/w.py": "",
+    });
+    mkdirSync(join(root, "l"));
+    symlinkSync(join(root, "elsewhere", ".umbraignore"), join(root, "l", ".umbraignore"));
+    writeFileSync(join(root, "l", "v.py"), "");
+    symlinkSync(join(root, "elsewhere"), join(root, "linked"));
+    const ignored = umbraIgnoreMatcher(root);
+    expect(await ignored("a/b/c/private/x.py")).toBe(true);
+    expect(await ignored("a/b/c/y.secret")).toBe(true);
+    expect(await ignored("a/b/c/z.py")).toBe(false);
+    expect(await ignored("elsewhere/w.py")).toBe(true);
+    // a symlinked ignore file, or one in a folder reached through a symlink, is not read
+    expect(await ignored("l/v.py")).toBe(false);
+    expect(await ignored("linked/w.py")).toBe(false);
   });
 });

@@ -258,15 +258,13 @@ export class LexicalStore {
 
   /** Chunk rows by id. */
   chunks(ids: readonly number[]): Map<number, ChunkRow> {
-    const out = new Map<number, ChunkRow>();
-    const statement = this.db.prepare(
-      "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE id = ?",
-    );
-    for (const id of ids) {
-      const row = statement.get(id) as ChunkRow | undefined;
-      if (row) out.set(id, row);
-    }
-    return out;
+    // one statement for all of them (a search asks for hundreds): a JSON array of the ids
+    const rows = this.db
+      .prepare(
+        "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+      )
+      .all(JSON.stringify(ids)) as ChunkRow[];
+    return new Map(rows.map((row) => [row.id, row]));
   }
 
   /** Chunks of the given files, in file order. */
@@ -300,8 +298,10 @@ export class LexicalStore {
   chunksWithTerms(terms: readonly string[], maxDocuments: number): number[] {
     const dead = this.deadDocs().chunk;
     const matched = new Map<number, { terms: number; rarity: number }>();
-    for (const term of new Set(terms)) {
-      const df = this.postings.chunk.documentFrequency(term);
+    const unique = new Set(terms);
+    const frequencies = this.postings.chunk.documentFrequencies(unique);
+    for (const term of unique) {
+      const df = frequencies.get(term) ?? 0;
       if (df === 0 || df > maxDocuments) continue;
       this.postings.chunk.forEach(term, dead, (id) => {
         const entry = matched.get(id) ?? { terms: 0, rarity: 0 };
@@ -417,8 +417,9 @@ function scoreBm25(
   const b = 0.75;
   const maxDf = Math.max(50, Math.floor(stats.documents * options.maxDocumentRatio));
   const telling: { term: string; weight: number; idf: number }[] = [];
+  const frequencies = postings.documentFrequencies(weights.keys());
   for (const [term, weight] of weights) {
-    const df = postings.documentFrequency(term);
+    const df = frequencies.get(term) ?? 0;
     if (df === 0 || df > maxDf) continue;
     telling.push({ term, weight, idf: Math.log(1 + (stats.documents - df + 0.5) / (df + 0.5)) });
   }
