@@ -161,7 +161,7 @@ const grepOp: Handler<"grep"> = async (ws, p, caller) => {
   // in a branch: ripgrep runs in the sandbox, seeing the branch's view (hidden files are not there)
   return ws.inBranch(p.branch, async (held) => {
     await held.branch.materialize();
-    const sandbox = await ws.sandbox(false);
+    const sandbox = await ws.sandbox(false, true);
     const run = await sandbox.run("rg", ripgrepArgs(ws.root, p.pattern, options), {
       branch: held.branch,
       cwd: ws.root,

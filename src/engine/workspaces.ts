@@ -28,6 +28,7 @@ import {
 import { resolveRoot } from "../workspace/root.js";
 import type { BranchSummary, Caller, CallOptions, IndexFreshness, Progress } from "./api.js";
 import { EngineError } from "./errors.js";
+import { Recent } from "./recent.js";
 
 export interface HubOptions {
   env: NodeJS.ProcessEnv;
@@ -39,6 +40,12 @@ export interface HubOptions {
 
 const BRANCH_IDLE_MS = 30_000;
 
+/**
+ * How long a sandbox policy (what is hidden, protected, writable) and the file doors built on it are
+ * used before they are worked out again for reads; a command always gets one worked out for it.
+ */
+const POLICY_MAX_AGE_MS = 2_000;
+
 /** Who made a branch, as the client said. */
 interface Maker {
   label?: string;
@@ -48,7 +55,7 @@ interface Maker {
 /** A branch the engine holds open; one request at a time works in it. */
 interface Held {
   branch: Branch;
-  files: Promise<BranchFiles>;
+  files: Recent<BranchFiles>;
   queue: Promise<unknown>;
   /** Let go after an idle time: written out, unmounted and no longer owned (another process may take it). */
   released: boolean;
@@ -75,11 +82,12 @@ export class Workspace {
   private readonly stopWatching = new AbortController();
   private watching = false;
   syncing = false;
-  private readonly sandboxes = new Map<boolean, Promise<WorkspaceSandbox>>();
+  private readonly sandboxes = new Map<boolean, Recent<WorkspaceSandbox>>();
+  private readonly warned = new Set<string>();
   private lspHost: Promise<{ host: LspHost; serverBranch: Branch } | undefined> | undefined;
   private readonly held = new Map<string, Held>();
   private readonly makers = new Map<string, Maker>();
-  private userFiles: Promise<BranchFiles> | undefined;
+  private readonly userFiles = new Recent(() => this.makeFolderFiles(), POLICY_MAX_AGE_MS);
   private counts: { of: OpenedIndex; files: number; chunks: number } | undefined;
 
   constructor(
@@ -114,14 +122,22 @@ export class Workspace {
     this.settings = fresh;
     for (const warning of fresh.warnings) this.options.onWarning(warning);
     this.sandboxes.clear();
-    this.userFiles = undefined;
-    for (const held of this.held.values()) held.files = this.filesOf(held.branch);
+    this.userFiles.clear();
+    for (const held of this.held.values()) held.files.clear();
   }
 
-  private filesOf(branch: Branch): Promise<BranchFiles> {
-    const files = this.sandbox(false).then(({ policy }) => branch.files(accessRulesFor(policy, this.root)));
-    files.catch(() => undefined);
-    return files;
+  private filesOf(branch: Branch): Recent<BranchFiles> {
+    return new Recent(
+      () => this.sandbox(false).then(({ policy }) => branch.files(accessRulesFor(policy, this.root))),
+      POLICY_MAX_AGE_MS,
+    );
+  }
+
+  /** A warning said once for the workspace, not at every policy worked out again. */
+  private warn(message: string): void {
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    this.options.onWarning(message);
   }
 
   get env(): NodeJS.ProcessEnv {
@@ -247,38 +263,38 @@ export class Workspace {
   // ---------------------------------------------------------------------------------------------
   // Doors: the sandbox and the files
 
-  sandbox(network: boolean): Promise<WorkspaceSandbox> {
-    let found = this.sandboxes.get(network);
-    if (!found) {
-      found = openSandbox({
-        workspace: this.root,
-        config: this.config,
-        flags: { mode: "workspace-write", network },
-        env: this.env,
-      });
-      found.then(
-        ({ warnings }) => {
-          for (const warning of warnings) this.options.onWarning(warning);
-        },
-        () => this.sandboxes.delete(network),
-      );
-      this.sandboxes.set(network, found);
+  /**
+   * The sandbox of commands in this workspace, its policy worked out anew when older than a moment;
+   * `fresh`: worked out now (every command gets that: what the user hid a second ago is hidden).
+   */
+  sandbox(network: boolean, fresh = false): Promise<WorkspaceSandbox> {
+    let recent = this.sandboxes.get(network);
+    if (!recent) {
+      recent = new Recent(async () => {
+        const sandbox = await openSandbox({
+          workspace: this.root,
+          config: this.config,
+          flags: { mode: "workspace-write", network },
+          env: this.env,
+        });
+        for (const warning of sandbox.warnings) this.warn(warning);
+        return sandbox;
+      }, POLICY_MAX_AGE_MS);
+      this.sandboxes.set(network, recent);
     }
-    return found;
+    return fresh ? recent.fresh() : recent.get();
   }
 
   /** The read-only door on the user's own folder (same rules as a branch's). */
   folderFiles(): Promise<BranchFiles> {
-    this.userFiles ??= (async () => {
-      const empty = join(workspaceDir(this.root, this.env), "engine-empty");
-      await mkdir(empty, { recursive: true, mode: 0o700 });
-      const { policy } = await this.sandbox(false);
-      return userFolderFiles(this.root, accessRulesFor(policy, this.root), empty);
-    })();
-    this.userFiles.catch(() => {
-      this.userFiles = undefined;
-    });
-    return this.userFiles;
+    return this.userFiles.get();
+  }
+
+  private async makeFolderFiles(): Promise<BranchFiles> {
+    const empty = join(workspaceDir(this.root, this.env), "engine-empty");
+    await mkdir(empty, { recursive: true, mode: 0o700 });
+    const { policy } = await this.sandbox(false);
+    return userFolderFiles(this.root, accessRulesFor(policy, this.root), empty);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -445,7 +461,7 @@ export class Workspace {
         ...(request.reason ? { reason: request.reason } : {}),
         branch: held?.branch.id ?? "",
       });
-    const files = held ? await held.files : await this.folderFiles();
+    const files = held ? await held.files.get() : await this.folderFiles();
     return {
       ...(held ? { branch: held.branch } : {}),
       files: async () => files,
@@ -454,7 +470,7 @@ export class Workspace {
       env: this.env,
       lsp: () => this.lsp(),
       searchIndex: () => this.withIndex(true, {}, async (index) => index),
-      sandbox: (network) => this.sandbox(network),
+      sandbox: (network) => this.sandbox(network, true),
       approver: firstApproving(allowed, ask),
       ...(signal ? { signal } : {}),
     };

@@ -175,6 +175,24 @@ describe("engine operations", () => {
     await api.call("branchDiscard", { root, branch: branch.id });
   });
 
+  it("hides from the next command a file the user hid a moment ago", async () => {
+    writeFileSync(join(root, "later.txt"), "LATER-SECRET\n");
+    const branch = await api.call("branchCreate", { root });
+    try {
+      const before = await api.call("run", { root, branch: branch.id, command: "cat later.txt || true" });
+      expect(before.stdout).toContain("LATER-SECRET");
+      writeFileSync(join(root, ".umbraignore"), ".env\nlater.txt\n");
+      const after = await api.call("run", { root, branch: branch.id, command: "cat later.txt || true" });
+      expect(after.stdout + after.stderr).not.toContain("LATER-SECRET");
+      const read = await api.call("readFile", { root, branch: branch.id, path: "later.txt" });
+      expect(read.text).not.toContain("LATER-SECRET");
+    } finally {
+      writeFileSync(join(root, ".umbraignore"), ".env\n");
+      rmSync(join(root, "later.txt"));
+      await api.call("branchDiscard", { root, branch: branch.id });
+    }
+  });
+
   it("stops a command when the caller cancels the request", async () => {
     const branch = await api.call("branchCreate", { root });
     const stop = new AbortController();
