@@ -20,6 +20,7 @@ import { indexStatus } from "../index/status.js";
 import { type BranchFiles, ShadowError } from "../shadow/index.js";
 import { FileAccessError, shownPath } from "../workspace/errors.js";
 import { parseRipgrep, ripgrepArgs, grep as userGrep, visibleMatches } from "../workspace/grep.js";
+import { umbraIgnoreMatcher } from "../workspace/ignore-rules.js";
 import { readIfRegular } from "../workspace/rooted.js";
 import { hardLinksToHidden } from "../workspace/scan.js";
 import type {
@@ -92,6 +93,43 @@ async function visibleThroughDoor(files: BranchFiles, paths: Iterable<string>): 
   return new Set(seen.filter((path) => path !== undefined));
 }
 
+/**
+ * The text of each file that search hits name, as it is now; a file the agent may not see (hidden since
+ * it was indexed, another name of a hidden file, behind a link out of the workspace) is left out. Files
+ * unchanged since the last search come from the workspace's preview cache (after the live ignore rules
+ * and the hidden files' other names are checked again); the rest are read through the file door's rules,
+ * side by side (a read opens every folder on the way, one call after another).
+ */
+async function previewTexts(ws: Workspace, root: string, paths: string[]): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
+  const links = await hardLinksToHidden(root, paths);
+  const ignored = umbraIgnoreMatcher(root);
+  const misses: { path: string; key: string | undefined }[] = [];
+  for (const path of paths) {
+    if (links.has(path) || (await ignored(path))) continue;
+    const key = ws.previews.identity(path);
+    const kept = ws.previews.get(path, key);
+    if (kept === undefined) misses.push({ path, key });
+    else texts.set(path, kept);
+  }
+  const files = await ws.folderFiles();
+  const [door, read] = await Promise.all([
+    visibleThroughDoor(
+      files,
+      misses.map((miss) => miss.path),
+    ),
+    // never through a link: the file may have become one to something outside since it was indexed
+    Promise.all(misses.map(async ({ path }) => (await readIfRegular(root, path))?.toString("utf8") ?? "")),
+  ]);
+  misses.forEach(({ path, key }, i) => {
+    if (!door.has(path)) return;
+    const text = read[i] ?? "";
+    texts.set(path, text);
+    ws.previews.set(path, key, text);
+  });
+  return texts;
+}
+
 const searchOp: Handler<"search"> = async (ws, p, _caller, call) =>
   ws.withIndex(p.build, call, async (index): Promise<SearchResult> => {
     const hits = await search(index, p.query, {
@@ -99,27 +137,11 @@ const searchOp: Handler<"search"> = async (ws, p, _caller, call) =>
       ...(p.path ? { pathGlob: p.path } : {}),
       ...(p.lang ? { language: p.lang } : {}),
     });
-    // a file that became another name (a hard link) of a hidden file since it was indexed
-    const links = await hardLinksToHidden(
-      index.root,
-      hits.map((hit) => hit.path),
-    );
-    const files = await ws.folderFiles();
-    // never through a link: the file may have become one to something outside since it was indexed;
-    // each file once, side by side (a read opens every folder on the way, one call after another)
-    const paths = [...new Set(hits.map((hit) => hit.path))].filter((path) => !links.has(path));
-    const [door, texts] = await Promise.all([
-      visibleThroughDoor(files, paths),
-      Promise.all(
-        paths.map(
-          async (path) => [path, (await readIfRegular(index.root, path))?.toString("utf8") ?? ""] as const,
-        ),
-      ).then((entries) => new Map(entries)),
-    ]);
+    const texts = await previewTexts(ws, index.root, [...new Set(hits.map((hit) => hit.path))]);
     const shown = [];
     for (const hit of hits) {
       const text = texts.get(hit.path);
-      if (text === undefined || !door.has(hit.path)) continue;
+      if (text === undefined) continue;
       const preview = text
         .split("\n")
         .slice(hit.startLine - 1, Math.min(hit.endLine, hit.startLine + PREVIEW_LINES - 1))

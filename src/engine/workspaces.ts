@@ -28,6 +28,7 @@ import {
 import { resolveRoot } from "../workspace/root.js";
 import type { BranchSummary, Caller, CallOptions, IndexFreshness, Progress } from "./api.js";
 import { EngineError } from "./errors.js";
+import { PreviewCache } from "./previews.js";
 import { Recent } from "./recent.js";
 
 export interface HubOptions {
@@ -87,6 +88,8 @@ export class Workspace {
   private lspHost: Promise<{ host: LspHost; serverBranch: Branch } | undefined> | undefined;
   private readonly held = new Map<string, Held>();
   private readonly makers = new Map<string, Maker>();
+  /** File texts for search previews (src/engine/previews.ts). */
+  readonly previews: PreviewCache;
   private readonly userFiles = new Recent(() => this.makeFolderFiles(), POLICY_MAX_AGE_MS);
   private counts: { of: OpenedIndex; files: number; chunks: number } | undefined;
 
@@ -94,6 +97,7 @@ export class Workspace {
     readonly root: string,
     private readonly options: HubOptions,
   ) {
+    this.previews = new PreviewCache(root);
     this.settings = this.load();
     for (const warning of this.settings.warnings) options.onWarning(warning);
   }
@@ -123,6 +127,7 @@ export class Workspace {
     for (const warning of fresh.warnings) this.options.onWarning(warning);
     this.sandboxes.clear();
     this.userFiles.clear();
+    this.previews.clear();
     for (const held of this.held.values()) held.files.clear();
   }
 

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -272,5 +272,35 @@ describe("engine operations", () => {
     const status = await api.call("status", { root });
     expect(status.index.indexed).toBe(true);
     expect(status.engine.clients).toBe(1);
+  });
+
+  it("shows a hit's kept preview only while the file is the same and visible", async () => {
+    const paths = async () => (await api.call("search", { root, query: "add", build: true })).hits;
+    const math = join(root, "src", "math.js");
+    const original = readFileSync(math, "utf8");
+    expect((await paths()).find((hit) => hit.path === "src/math.js")?.preview).toContain("a + b");
+    // hidden by a rule added since: left out, kept text or not
+    writeFileSync(join(root, ".umbraignore"), ".env\nsrc/math.js\n");
+    expect((await paths()).map((hit) => hit.path)).not.toContain("src/math.js");
+    writeFileSync(join(root, ".umbraignore"), ".env\n");
+    expect((await paths()).map((hit) => hit.path)).toContain("src/math.js");
+    // the same name, now another name of the hidden .env: never its text
+    rmSync(math);
+    linkSync(join(root, ".env"), math);
+    try {
+      const hits = await paths();
+      expect(JSON.stringify(hits)).not.toContain("hunter2");
+      expect(hits.map((hit) => hit.path)).not.toContain("src/math.js");
+    } finally {
+      rmSync(math);
+      writeFileSync(math, original);
+    }
+    // changed since: read again
+    writeFileSync(math, original.replace("a + b", "b + a"));
+    try {
+      expect((await paths()).find((hit) => hit.path === "src/math.js")?.preview).toContain("b + a");
+    } finally {
+      writeFileSync(math, original);
+    }
   });
 });
