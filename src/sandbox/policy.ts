@@ -5,6 +5,7 @@ import { z } from "zod";
 import { ConfigError, SANDBOX_CACHE_NAMES, type SandboxConfig } from "../config/config.js";
 import { dataDir, workspaceId } from "../config/paths.js";
 import { type GitGuard, gitControlPaths } from "./git-guard.js";
+import { findHiddenLinks } from "./hidden-links.js";
 import type { HiddenMask, SandboxMode, SandboxPolicy } from "./types.js";
 import { type FindWorkspacePathsOptions, findWorkspacePaths } from "./workspace-walk.js";
 
@@ -866,6 +867,12 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
       if (writableRoots.some((root) => isAtOrBelow(path, root))) protectedPaths.push(path);
     }
   }
+
+  // Other names (hard links) in the workspace of the hidden files are hidden too.
+  const links = findHiddenLinks({ workspace, hiddenPaths, masks: hiddenMasks });
+  hiddenPaths.push(...links.paths);
+  hiddenMasks.push(...links.masks);
+  warnings.push(...links.warnings);
 
   const policy: SandboxPolicy = {
     mode,
