@@ -109,6 +109,16 @@ describe("findHiddenLinks", () => {
     expect(found.paths).toEqual(["node_modules/pkg/key.js", "token.txt"].map((rel) => join(f.ws, rel)));
   });
 
+  it("masks the folder of another name that is not UTF-8 (it cannot be named to the helper)", () => {
+    const odd = join(f.base, "odd");
+    mkdirSync(join(odd, "sub"), { recursive: true });
+    writeFileSync(join(odd, "sub", "plain.txt"), "visible\n");
+    linkSync(join(f.ws, "secret.env"), Buffer.from(`${join(odd, "sub")}/bad\xff.txt`, "latin1"));
+    const found = findHiddenLinks({ workspace: odd, hiddenPaths: [join(f.ws, "secret.env")], masks: [] });
+    expect(found.paths).toEqual([]);
+    expect(found.masks).toEqual([{ folder: join(odd, "sub"), keep: ["plain.txt"] }]);
+  });
+
   it("past the cap on hidden entries, warns of the files it cannot rule out", () => {
     const found = findHiddenLinks({
       workspace: f.ws,
