@@ -2,14 +2,16 @@
 // @ts-check
 /**
  * What looking for other names (hard links) of hidden files costs the sandbox policy:
- * `findHiddenLinks` (src/sandbox/hidden-links.ts) timed alone, in a workspace of --files files (default
- * 100,000: src/ in folders of 1,000, a hidden secret.env), medians of --runs, interleaved, next to the
- * cached policy walk of the same workspace (`findWorkspacePaths`, its cache warm) as the baseline:
+ * `findHiddenLinks` (src/sandbox/hidden-links.ts) timed with the cached policy walk before it (as
+ * resolvePolicy calls them), in a workspace of --files files (default 100,000: src/ in folders of 1,000,
+ * a hidden secret.env), medians of --runs, interleaved, next to that walk alone as the baseline:
  *   - no hidden file has another name (the common case);
  *   - secret.env has one, in the workspace's root (found at once: the walk stops);
  *   - secret.env has one outside the workspace (never found there: the whole workspace is walked);
  *   - a hidden folder of --hidden files (default 30,000, none linked) beside the rest: past the cap of
- *     20,000 hidden entries, so the whole workspace is walked for files it cannot rule out.
+ *     20,000 hidden entries, so the whole workspace is walked for files it cannot rule out;
+ *   - the last two again with the result kept beside the walk's cache (used while the walk finds the
+ *     workspace unchanged).
  * Usage: node bench/hidden/links.mjs [--runs 9] [--files 100000] [--hidden 30000]. Needs `npm run build`.
  * Writes bench/out/links.{json,md} and prints the markdown table.
  */
@@ -48,7 +50,7 @@ function workspace(/** @type {string} */ name, /** @type {(ws: string) => void} 
   const cacheFile = join(base, `${name}.walk.json`);
   const walk = () => findWorkspacePaths(ws, { writableRoots: [ws], cacheFile });
   walk();
-  return { ws, walk };
+  return { ws, walk, cacheFile };
 }
 
 const plain = workspace("plain");
@@ -64,10 +66,22 @@ const vault = workspace("vault", (ws) => {
   }
 });
 
-/** The policy's input of a workspace: its walk's hidden paths and masks. */
-function links(/** @type {{ ws: string, walk: () => { hidden: string[], masks: unknown[] } }} */ w) {
-  const found = w.walk();
-  return () => findHiddenLinks({ workspace: w.ws, hiddenPaths: found.hidden, masks: found.masks });
+/** The policy's input of a workspace: its walk's hidden paths and masks (`kept`: with the result kept
+ * beside the walk's cache, as resolvePolicy does; the walk runs first, cached, as in resolvePolicy). */
+function links(
+  /** @type {{ ws: string, cacheFile: string, walk: () => { hidden: string[], masks: unknown[], listed: number } }} */ w,
+  kept = false,
+) {
+  return () => {
+    const found = w.walk();
+    const cache = { file: `${w.cacheFile}.links`, walkFile: w.cacheFile, unchanged: found.listed === 0 };
+    return findHiddenLinks({
+      workspace: w.ws,
+      hiddenPaths: found.hidden,
+      masks: found.masks,
+      ...(kept ? { cache } : {}),
+    });
+  };
 }
 /** @type {Record<string, () => unknown>} */
 const variants = {
@@ -75,7 +89,9 @@ const variants = {
   "no hidden file has another name": links(plain),
   "another name in the workspace root": links(inside),
   "another name outside the workspace (whole walk)": links(outside),
+  "another name outside the workspace, result kept (walk unchanged)": links(outside, true),
   [`hidden folder of ${HIDDEN.toLocaleString("en")} files (past the cap: whole walk)`]: links(vault),
+  [`hidden folder of ${HIDDEN.toLocaleString("en")} files, result kept (walk unchanged)`]: links(vault, true),
 };
 /** @type {Record<string, number[]>} */
 const times = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));

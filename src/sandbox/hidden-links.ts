@@ -9,9 +9,17 @@
  * node_modules and `.git` included: a link can sit anywhere), and it stops once every link is found.
  * A link made during a run cannot reach a hidden file: the command sees a stand-in (another inode, on
  * another filesystem: EXDEV) or nothing at all where the hidden name was.
+ *
+ * The result is kept beside the policy walk's cache and used again while the walk finds the workspace
+ * unchanged (no folder listed again, the walk's cache file the same) for the same hidden paths: a new
+ * name in the workspace is a new entry of one of its folders, which the walk sees. What it cannot see
+ * is a visible file given a second name inside a hidden folder or outside the workspace (`ln notes.txt
+ * ~/.ssh/x`): a file whose content was visible already; it is hidden from the next change on.
  */
+import { createHash } from "node:crypto";
 import { type Dirent, lstatSync, readdirSync, type Stats } from "node:fs";
 import { sep } from "node:path";
+import { fileIdentity, KEPT_VERSION, readKept, writeKept } from "./links-cache.js";
 import type { HiddenMask } from "./types.js";
 
 /** Hidden entries looked at (lstat) at most, as the file door caps its collection of hidden inodes. */
@@ -33,6 +41,17 @@ export interface HiddenLinksInput {
   maxHidden?: number;
   /** Workspace entries looked at at most (default 1,000,000). */
   maxWorkspace?: number;
+  /** Where the result is kept, and whether the policy walk found the workspace unchanged. */
+  cache?: LinksCache;
+}
+
+export interface LinksCache {
+  /** The result's file (in the data directory, beside the walk's cache). */
+  file: string;
+  /** The policy walk's cache file: the result is tied to the walk that wrote it. */
+  walkFile: string;
+  /** The policy walk listed no folder again: nothing changed in the workspace since it was cached. */
+  unchanged: boolean;
 }
 
 export interface HiddenLinks {
@@ -86,6 +105,33 @@ function below(folder: string): string {
  * file's: a warning says how many, with the first of them (they stay readable).
  */
 export function findHiddenLinks(input: HiddenLinksInput): HiddenLinks {
+  const { cache } = input;
+  if (!cache) return lookForLinks(input);
+  const walk = fileIdentity(cache.walkFile);
+  const key = createHash("sha256")
+    .update(
+      JSON.stringify([input.workspace, input.hiddenPaths, input.masks, input.maxHidden, input.maxWorkspace]),
+    )
+    .digest("hex");
+  if (walk && cache.unchanged) {
+    const kept = readKept(cache.file);
+    if (kept && kept.key === key && kept.walk === walk)
+      return { paths: kept.paths, masks: kept.masks, warnings: kept.warnings, searched: false };
+  }
+  const result = lookForLinks(input);
+  if (walk)
+    writeKept(cache.file, {
+      version: KEPT_VERSION,
+      key,
+      walk,
+      paths: result.paths,
+      masks: result.masks,
+      warnings: result.warnings,
+    });
+  return result;
+}
+
+function lookForLinks(input: HiddenLinksInput): HiddenLinks {
   const maxHidden = input.maxHidden ?? MAX_HIDDEN_ENTRIES;
   const maxWorkspace = input.maxWorkspace ?? MAX_WORKSPACE_ENTRIES;
   const hidden = new Set(input.hiddenPaths);

@@ -5,7 +5,7 @@
  * a link made during a run does not reach a hidden file; the walk for other names is skipped when no
  * hidden file has one, and says so when it cannot look at every hidden file.
  */
-import { existsSync, linkSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findHiddenLinks } from "../../src/sandbox/hidden-links.js";
@@ -85,7 +85,52 @@ describe("umbra run", () => {
   }, 240_000);
 });
 
+describe("umbra run, the result kept", () => {
+  it("hides a hard link made in a folder of a workspace whose walk was cached", async () => {
+    requireBuiltCli();
+    const own = { ...env, UMBRA_HOME: join(f.base, "kept-data") };
+    mkdirSync(join(f.ws, "later"));
+    writeFileSync(join(f.ws, "later", "plain.txt"), "plain\n");
+    await settled(join(f.ws, "later"));
+    const run = () =>
+      umbraAsync(own, ["run", "--root", f.ws, "--", "sh", "-c", "cat later/*; cat notes-link.txt; echo ran"]);
+    for (let i = 0; i < 2; i++) expect((await run()).stdout).toBe("plain\nran\n");
+    linkSync(join(f.ws, "secret.env"), join(f.ws, "later", "late-link.txt"));
+    await settled(join(f.ws, "later"));
+    const r = await run();
+    expect(leaked(r.stdout + r.stderr), r.stdout + r.stderr).toBeUndefined();
+    expect(r.stdout).toBe("plain\nran\n");
+    rmSync(join(f.ws, "later"), { recursive: true });
+  }, 240_000);
+});
+
 describe("findHiddenLinks", () => {
+  it("keeps its result while the walk finds the workspace unchanged, for the same hidden paths", () => {
+    const walkFile = join(f.base, "walk.json");
+    writeFileSync(walkFile, "walk 1");
+    const cache = { file: join(f.base, "walk.links.json"), walkFile, unchanged: true };
+    const hiddenPaths = [join(f.ws, "secret.env")];
+    const first = findHiddenLinks({ workspace: f.ws, hiddenPaths, masks: [], cache });
+    expect(first.searched).toBe(true);
+    expect(first.paths).toContain(join(f.ws, "notes-link.txt"));
+    const again = findHiddenLinks({ workspace: f.ws, hiddenPaths, masks: [], cache });
+    expect(again).toEqual({ ...first, searched: false });
+    // the walk listed a folder again, the walk's cache was written anew, or other paths are hidden
+    const changed = findHiddenLinks({
+      workspace: f.ws,
+      hiddenPaths,
+      masks: [],
+      cache: { ...cache, unchanged: false },
+    });
+    expect(changed.searched).toBe(true);
+    writeFileSync(walkFile, "walk 2, longer");
+    expect(findHiddenLinks({ workspace: f.ws, hiddenPaths, masks: [], cache }).searched).toBe(true);
+    expect(findHiddenLinks({ workspace: f.ws, hiddenPaths, masks: [], cache }).searched).toBe(false);
+    const other = [join(home, ".ssh", "id_rsa")];
+    const credential = findHiddenLinks({ workspace: f.ws, hiddenPaths: other, masks: [], cache });
+    expect(credential.paths).toEqual([join(f.ws, "key-copy.txt")]);
+  });
+
   it("finds the other names, and looks no further when no hidden file has one", () => {
     const hiddenPaths = [join(f.ws, "secret.env"), join(f.ws, "secrets"), join(home, ".ssh")];
     const found = findHiddenLinks({ workspace: f.ws, hiddenPaths, masks: [] });
@@ -150,3 +195,9 @@ describe("findHiddenLinks", () => {
     expect(clean.warnings).toEqual([]);
   });
 });
+
+/** Waits until the folder's last change is more than the walk cache's window of doubt (2 s) ago. */
+async function settled(folder: string): Promise<void> {
+  const changed = () => Math.max(statSync(folder).ctimeMs, statSync(folder).mtimeMs);
+  while (Date.now() < changed() + 2_100) await new Promise((done) => setTimeout(done, 100));
+}
