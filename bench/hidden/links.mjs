@@ -19,6 +19,7 @@ import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync }
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { timeRows } from "../lib/stats.mjs";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const { findHiddenLinks } = await import(join(ROOT, "dist", "sandbox", "hidden-links.js"));
@@ -113,18 +114,7 @@ try {
   rmSync(base, { recursive: true, force: true });
 }
 load.push(loadavg()[0]);
-const median = (/** @type {number[]} */ xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] ?? Number.NaN) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
-};
-const rows = Object.entries(times).map(([name, list]) => ({
-  name,
-  medianMs: median(list),
-  minMs: Math.min(...list),
-  maxMs: Math.max(...list),
-  outcome: outcome[name] ?? "",
-}));
+const rows = timeRows(times).map((row) => ({ ...row, outcome: outcome[row.name] ?? "" }));
 const md = [
   `Other names of hidden files in a workspace of ${FILES.toLocaleString("en")} files (medians of ${RUNS} runs, interleaved; load average ${load.map((l) => l.toFixed(2)).join(" → ")})`,
   "",

@@ -23,6 +23,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { runChecked } from "../lib/proc.mjs";
+import { timeRows } from "../lib/stats.mjs";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "dist", "cli", "main.js");
@@ -111,17 +112,7 @@ try {
   rmSync(base, { recursive: true, force: true });
 }
 load.push(loadavg()[0]);
-const median = (/** @type {number[]} */ xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] ?? Number.NaN) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
-};
-const rows = Object.entries(times).map(([name, list]) => ({
-  name,
-  medianMs: median(list),
-  minMs: Math.min(...list),
-  maxMs: Math.max(...list),
-}));
+const rows = timeRows(times);
 const lines = [
   `\`umbra run\` start-up in a workspace of ${FILES.toLocaleString("en")} files (medians of ${RUNS} runs, interleaved; load average ${load.map((l) => l.toFixed(2)).join(" → ")})`,
   "",

@@ -5,12 +5,12 @@
  * a link made during a run does not reach a hidden file; the walk for other names is skipped when no
  * hidden file has one, and says so when it cannot look at every hidden file.
  */
-import { existsSync, linkSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findHiddenLinks } from "../../src/sandbox/hidden-links.js";
 import { requireBuiltCli, umbraAsync } from "../helpers/cli.js";
-import { ensureHelper, makeFixture, type SandboxFixture, userEnv } from "./helpers.js";
+import { ensureHelper, makeFixture, type SandboxFixture, settled, userEnv } from "./helpers.js";
 
 let f: SandboxFixture;
 let env: NodeJS.ProcessEnv;
@@ -47,6 +47,11 @@ afterAll(async () => {
   await f?.done();
 });
 
+/** `umbra run --root WS [flags] -- sh -c SCRIPT`. */
+function umbraRun(runEnv: NodeJS.ProcessEnv, script: string, flags: string[] = []) {
+  return umbraAsync(runEnv, ["run", "--root", f.ws, ...flags, "--", "sh", "-c", script]);
+}
+
 const READ_ALL =
   "cat notes-link.txt key-copy.txt node_modules/pkg/key.js token.txt secret.env secrets/key.txt; " +
   "grep -r SECRET . 2>/dev/null; cat a.txt shared-too.txt node_modules/pkg/index.js; echo ran";
@@ -55,7 +60,7 @@ describe("umbra run", () => {
   it("hides the other names of a hidden file, of a file of a hidden folder and of a home credential", async () => {
     requireBuiltCli();
     for (const shadow of [[], ["--shadow"]]) {
-      const r = await umbraAsync(env, ["run", "--root", f.ws, ...shadow, "--", "sh", "-c", READ_ALL]);
+      const r = await umbraRun(env, READ_ALL, shadow);
       expect(leaked(r.stdout + r.stderr), `${shadow.join(" ")}: ${r.stdout}${r.stderr}`).toBeUndefined();
       expect(r.stdout).toContain("ran\n");
       expect(r.stdout).toContain("hello\nshared\nvisible\n");
@@ -68,15 +73,10 @@ describe("umbra run", () => {
 
   it("cannot link a hidden file during a run: the command sees a stand-in, on another filesystem", async () => {
     requireBuiltCli();
-    const r = await umbraAsync(env, [
-      "run",
-      "--root",
-      f.ws,
-      "--",
-      "sh",
-      "-c",
+    const r = await umbraRun(
+      env,
       "ln secret.env made-link.txt; ln secrets/key.txt made-key.txt; cat made-link.txt made-key.txt; echo ran",
-    ]);
+    );
     expect(r.stdout).toBe("ran\n");
     expect(leaked(r.stdout + r.stderr)).toBeUndefined();
     expect(r.stderr).toMatch(/made-link\.txt.*(cross-device|Invalid cross-device|Permission denied)/i);
@@ -92,8 +92,7 @@ describe("umbra run, the result kept", () => {
     mkdirSync(join(f.ws, "later"));
     writeFileSync(join(f.ws, "later", "plain.txt"), "plain\n");
     await settled(join(f.ws, "later"));
-    const run = () =>
-      umbraAsync(own, ["run", "--root", f.ws, "--", "sh", "-c", "cat later/*; cat notes-link.txt; echo ran"]);
+    const run = () => umbraRun(own, "cat later/*; cat notes-link.txt; echo ran");
     for (let i = 0; i < 2; i++) expect((await run()).stdout).toBe("plain\nran\n");
     linkSync(join(f.ws, "secret.env"), join(f.ws, "later", "late-link.txt"));
     await settled(join(f.ws, "later"));
@@ -195,9 +194,3 @@ describe("findHiddenLinks", () => {
     expect(clean.warnings).toEqual([]);
   });
 });
-
-/** Waits until the folder's last change is more than the walk cache's window of doubt (2 s) ago. */
-async function settled(folder: string): Promise<void> {
-  const changed = () => Math.max(statSync(folder).ctimeMs, statSync(folder).mtimeMs);
-  while (Date.now() < changed() + 2_100) await new Promise((done) => setTimeout(done, 100));
-}
