@@ -11,14 +11,19 @@
  *     folder is listed and matched again.
  * With --before OLD/dist/cli/main.js (another build, e.g. an older commit's, with its own helper), its two
  * `umbra run` rows too, in the same rounds (its walk cache is its own data directory).
- * Usage: node bench/hidden/start.mjs [--runs 9] [--files 100000] [--before CLI]. Needs `npm run build`.
+ * With --hard-link, one more row: the walk cached, and the hidden file given another name (a hard link)
+ * outside the workspace before each of its runs (removed before the others), so that the sandbox walks
+ * the whole workspace looking for names of it there (the worst case: no name found, no early stop).
+ * Usage: node bench/hidden/start.mjs [--runs 9] [--files 100000] [--before CLI] [--hard-link]. Needs
+ * `npm run build`.
  * Writes bench/out/start.{json,md} and prints the markdown table.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { runChecked } from "../lib/proc.mjs";
+import { timeRows } from "../lib/stats.mjs";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CLI = join(ROOT, "dist", "cli", "main.js");
@@ -27,6 +32,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "9" },
     files: { type: "string", default: "100000" },
     before: { type: "string" },
+    "hard-link": { type: "boolean", default: false },
   },
 });
 const RUNS = Math.max(3, Number(values.runs));
@@ -60,25 +66,43 @@ function runRows(/** @type {string} */ cli, /** @type {string} */ label) {
     },
   };
 }
-/** @type {Record<string, { argv: string[], env?: NodeJS.ProcessEnv, before?: () => void }>} */
+/** The hard link of --hard-link: there for its row's runs only. */
+const outsideLink = join(base, "outside-link.env");
+/** @param {boolean} wanted */
+function hardLink(wanted) {
+  if (wanted && !existsSync(outsideLink)) linkSync(join(ws, "secret.env"), outsideLink);
+  if (!wanted) rmSync(outsideLink, { force: true });
+}
+/** @type {Record<string, { argv: string[], env?: NodeJS.ProcessEnv, before?: () => void, linked?: boolean }>} */
 const variants = {
   "node -e 0": { argv: [process.execPath, "-e", "0"] },
   "umbra --version": { argv: [process.execPath, CLI, "--version"] },
   ...runRows(CLI, ""),
   ...(values.before ? runRows(values.before, "before: ") : {}),
+  ...(values["hard-link"]
+    ? {
+        "umbra run -- true (walk cached; the hidden file has a hard link outside the workspace)": {
+          argv: [process.execPath, CLI, "run", "--root", ws, "--", "true"],
+          env: { ...env, UMBRA_HOME: join(base, "home-linked") },
+          linked: true,
+        },
+      }
+    : {}),
 };
 /** @type {Record<string, number[]>} */
 const times = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
 const load = [loadavg()[0]];
 try {
   // warm-up: the page cache, and the walk's cache of each cached variant
-  for (const { argv, env: own } of Object.values(variants)) {
+  for (const { argv, env: own, linked } of Object.values(variants)) {
+    hardLink(Boolean(linked));
     const [cmd = "", ...args] = argv;
     await runChecked(cmd, args, { env: own ?? env });
   }
   for (let i = 0; i < RUNS; i++) {
-    for (const [name, { argv, env: own, before }] of Object.entries(variants)) {
+    for (const [name, { argv, env: own, before, linked }] of Object.entries(variants)) {
       before?.();
+      hardLink(Boolean(linked));
       const [cmd = "", ...args] = argv;
       const r = await runChecked(cmd, args, { env: own ?? env });
       times[name]?.push(r.ms);
@@ -88,17 +112,7 @@ try {
   rmSync(base, { recursive: true, force: true });
 }
 load.push(loadavg()[0]);
-const median = (/** @type {number[]} */ xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] ?? Number.NaN) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
-};
-const rows = Object.entries(times).map(([name, list]) => ({
-  name,
-  medianMs: median(list),
-  minMs: Math.min(...list),
-  maxMs: Math.max(...list),
-}));
+const rows = timeRows(times);
 const lines = [
   `\`umbra run\` start-up in a workspace of ${FILES.toLocaleString("en")} files (medians of ${RUNS} runs, interleaved; load average ${load.map((l) => l.toFixed(2)).join(" → ")})`,
   "",

@@ -144,7 +144,7 @@ function pathNote(
       const root = shown(policy, verdict.root ?? path);
       const why =
         workspaceRelative(policy.workspace, verdict.root ?? path) !== undefined
-          ? "it matches the workspace's .umbraignore or .cursorignore rules"
+          ? "it matches the workspace's .umbraignore or .cursorignore rules, or is a hard link to a hidden file"
           : "it holds credentials or is on the sandbox's list of hidden paths";
       return {
         rule: "hidden-path",

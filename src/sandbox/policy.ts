@@ -5,6 +5,7 @@ import { z } from "zod";
 import { ConfigError, SANDBOX_CACHE_NAMES, type SandboxConfig } from "../config/config.js";
 import { dataDir, workspaceId } from "../config/paths.js";
 import { type GitGuard, gitControlPaths } from "./git-guard.js";
+import { findHiddenLinks, type LinksCache } from "./hidden-links.js";
 import type { HiddenMask, SandboxMode, SandboxPolicy } from "./types.js";
 import { type FindWorkspacePathsOptions, findWorkspacePaths } from "./workspace-walk.js";
 
@@ -789,6 +790,7 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
   const hiddenPaths: string[] = [];
   let git: GitGuard | undefined;
   const hiddenMasks: HiddenMask[] = [];
+  let linksCache: LinksCache | undefined;
   const protectedPaths: string[] = [];
   for (const path of admin?.hiddenPaths ?? []) {
     const real = await existingReal(expand(path));
@@ -812,6 +814,12 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
     }
     hiddenPaths.push(...found.hidden);
     hiddenMasks.push(...found.masks);
+    if (walk.cacheFile)
+      linksCache = {
+        file: walk.cacheFile.replace(/\.json$/, ".links.json"),
+        walkFile: walk.cacheFile,
+        unchanged: found.listed === 0 && !found.truncated,
+      };
     for (const path of config.hiddenPaths) {
       const real = await existingReal(expand(path));
       if (real) hiddenPaths.push(real);
@@ -866,6 +874,17 @@ export async function resolvePolicy(input: ResolvePolicyInput): Promise<Resolved
       if (writableRoots.some((root) => isAtOrBelow(path, root))) protectedPaths.push(path);
     }
   }
+
+  // Other names (hard links) in the workspace of the hidden files are hidden too.
+  const links = findHiddenLinks({
+    workspace,
+    hiddenPaths: dedupeSorted(hiddenPaths),
+    masks: hiddenMasks,
+    ...(linksCache ? { cache: linksCache } : {}),
+  });
+  hiddenPaths.push(...links.paths);
+  hiddenMasks.push(...links.masks);
+  warnings.push(...links.warnings);
 
   const policy: SandboxPolicy = {
     mode,

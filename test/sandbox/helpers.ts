@@ -185,3 +185,9 @@ export function saidOnStdout(word: string): { said: Promise<void>; onStdout: (ch
     },
   };
 }
+
+/** Waits until the folder's last change is more than the walk cache's window of doubt (2 s) ago. */
+export async function settled(folder: string): Promise<void> {
+  const changed = () => Math.max(statSync(folder).ctimeMs, statSync(folder).mtimeMs);
+  while (Date.now() < changed() + 2_100) await new Promise((done) => setTimeout(done, 100));
+}

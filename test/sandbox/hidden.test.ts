@@ -4,13 +4,13 @@
  * entry; a name with a newline hides like any other and does not stop later runs; a command cannot
  * unhide what is hidden.
  */
-import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxPolicy } from "../../src/sandbox/types.js";
 import { type Branch, fork } from "../../src/shadow/index.js";
 import { requireBuiltCli, umbraAsync } from "../helpers/cli.js";
-import { ensureHelper, makeFixture, type SandboxFixture, sh, snapshot } from "./helpers.js";
+import { ensureHelper, makeFixture, type SandboxFixture, settled, sh, snapshot } from "./helpers.js";
 
 const MASKED = 5000; // one folder, far more hidden entries than others: one tmpfs
 const SPREAD = 41; // folders of 100 hidden and 100 other entries each: one mount per hidden entry
@@ -239,9 +239,3 @@ describe("umbra run with odd names in .umbraignore matches", () => {
     expect(r.stdout).toBe("visible late\n0\n");
   }, 240_000);
 });
-
-/** Waits until the folder's last change is more than the walk cache's window of doubt (2 s) ago. */
-async function settled(folder: string): Promise<void> {
-  const changed = () => Math.max(statSync(folder).ctimeMs, statSync(folder).mtimeMs);
-  while (Date.now() < changed() + 2_100) await new Promise((done) => setTimeout(done, 100));
-}

@@ -310,6 +310,15 @@ describe("Node-side file access of agents", () => {
     await refusedCall(readFileTool, { path: "key-copy.txt" });
   });
 
+  it("attack hardlink: a command reads the hard links to .env and ~/.ssh/id_rsa, or links .env anew", async () => {
+    const read = await call(runCommandTool, {
+      command:
+        "cat notes-link.txt key-copy.txt 2>&1; ln .env made-link.txt 2>&1; cat made-link.txt 2>&1; grep -r SECRET . 2>/dev/null; true",
+    });
+    expect(leaks(read.output), read.output).toBeUndefined();
+    expect(read.output).toMatch(/notes-link\.txt: Permission denied/);
+  });
+
   it("attack race: a folder swapped for a symlink after the view resolved it", async () => {
     const lower = join(base, "race-lower");
     const tree = join(base, "race-tree");
