@@ -13,7 +13,7 @@
  *   clients  engine memory with N MCP clients (default 10) connected and working at once, each in its own
  *            branch of hono (search, edit, lints), sampled from the engine's `status`.
  * The engine is stopped before and after the run, so each run measures a fresh one.
- * Usage: node bench/mcp/run.mjs [--big DIR] [--home DIR] [--rounds N] [--cli-queries N] [--lint-cycles N]
+ * Usage: node bench/mcp/run.mjs [--big DIR] [--home DIR] [--rounds N] [--settle SECONDS] [--cli-queries N] [--lint-cycles N]
  *          [--clients N] [--client-seconds S] [--sections search,lints,clients] [--out FILE]
  */
 import { spawnSync } from "node:child_process";
@@ -35,6 +35,8 @@ const { values } = parseArgs({
     // the data directory bench/speed (section 4) indexes the big tree into: indexed once for both
     home: { type: "string", default: join(ROOT, "bench", ".work", "speed", "home-big") },
     rounds: { type: "string", default: "3" },
+    // seconds to wait after the warm-up (and the engine's first check of the tree) before measuring
+    settle: { type: "string", default: "10" },
     "cli-queries": { type: "string", default: "12" },
     "lint-cycles": { type: "string", default: "20" },
     clients: { type: "string", default: "10" },
@@ -138,6 +140,11 @@ if (sections.has("search")) {
     await mcp.call("search", { query, limit: 10 });
     await search(index, query, { limit: 10 });
   }
+  // the engine's watcher checks the tree once when it opens the index: warm is after that
+  const settleStarted = performance.now();
+  while ((await mcp.call("status", {})).index?.syncing) await new Promise((r) => setTimeout(r, 500));
+  await new Promise((r) => setTimeout(r, Number(values.settle) * 1000));
+  log(`engine settled after ${Math.round(performance.now() - settleStarted)} ms`);
   /** @type {Record<string, unknown>} */
   const bySet = {};
   for (const [name, queries] of Object.entries(sets)) {

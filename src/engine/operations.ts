@@ -20,7 +20,6 @@ import { indexStatus } from "../index/status.js";
 import { type BranchFiles, ShadowError } from "../shadow/index.js";
 import { FileAccessError, shownPath } from "../workspace/errors.js";
 import { parseRipgrep, ripgrepArgs, grep as userGrep, visibleMatches } from "../workspace/grep.js";
-import { umbraIgnoreMatcher } from "../workspace/ignore-rules.js";
 import { readIfRegular } from "../workspace/rooted.js";
 import { hardLinksToHidden } from "../workspace/scan.js";
 import type {
@@ -96,22 +95,22 @@ async function visibleThroughDoor(files: BranchFiles, paths: Iterable<string>): 
 /**
  * The text of each file that search hits name, as it is now; a file the agent may not see (hidden since
  * it was indexed, another name of a hidden file, behind a link out of the workspace) is left out. Files
- * unchanged since the last search come from the workspace's preview cache (after the live ignore rules
- * and the hidden files' other names are checked again); the rest are read through the file door's rules,
- * side by side (a read opens every folder on the way, one call after another).
+ * unchanged since the last search come from the workspace's preview cache (search() has just checked
+ * the ignore rules as they are now; the hidden files' other names are checked here); the rest are read
+ * through the file door's rules, side by side (a read opens every folder on the way, one after another).
  */
 async function previewTexts(ws: Workspace, root: string, paths: string[]): Promise<Map<string, string>> {
   const texts = new Map<string, string>();
   const links = await hardLinksToHidden(root, paths);
-  const ignored = umbraIgnoreMatcher(root);
   const misses: { path: string; key: string | undefined }[] = [];
   for (const path of paths) {
-    if (links.has(path) || (await ignored(path))) continue;
+    if (links.has(path)) continue;
     const key = ws.previews.identity(path);
     const kept = ws.previews.get(path, key);
     if (kept === undefined) misses.push({ path, key });
     else texts.set(path, kept);
   }
+  if (misses.length === 0) return texts;
   const files = await ws.folderFiles();
   const [door, read] = await Promise.all([
     visibleThroughDoor(

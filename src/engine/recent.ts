@@ -1,11 +1,14 @@
 /**
- * A value made again once it is older than `maxAgeMs` (and when making it failed), shared by every
- * caller meanwhile. The engine lives long, and what it derives from the workspace (the sandbox policy:
- * which files are hidden; the file doors built on it) must follow the user's changes: an ignore rule
- * added, a secret created. `fresh()` makes a new one now.
+ * A value worked out again once it is older than `maxAgeMs`, shared by every caller meanwhile. The
+ * engine lives long, and what it derives from the workspace (the sandbox policy: which files are hidden;
+ * the file doors built on it) must follow the user's changes: an ignore rule added, a secret created.
+ * Past its age the value is still served while the new one is worked out (once, in the background), so
+ * no request waits for it: what a caller gets is at most the age plus one working-out old. `fresh()`
+ * works one out now and waits for it (commands get that).
  */
 export class Recent<T> {
   private current: { value: Promise<T>; at: number } | undefined;
+  private renewing: Promise<void> | undefined;
 
   constructor(
     private readonly make: () => Promise<T>,
@@ -13,8 +16,22 @@ export class Recent<T> {
   ) {}
 
   get(): Promise<T> {
-    if (this.current && performance.now() - this.current.at < this.maxAgeMs) return this.current.value;
-    return this.fresh();
+    const current = this.current;
+    if (!current) return this.fresh();
+    if (performance.now() - current.at >= this.maxAgeMs && !this.renewing) {
+      const started = performance.now();
+      const next = this.make();
+      this.renewing = next.then(
+        () => {
+          if (this.current === current) this.current = { value: next, at: started };
+        },
+        () => undefined,
+      );
+      void this.renewing.finally(() => {
+        this.renewing = undefined;
+      });
+    }
+    return current.value;
   }
 
   fresh(): Promise<T> {
@@ -26,7 +43,7 @@ export class Recent<T> {
     return entry.value;
   }
 
-  /** Forgets the value: the next get() makes a new one. */
+  /** Forgets the value: the next get() works out a new one and waits for it. */
   clear(): void {
     this.current = undefined;
   }

@@ -1,3 +1,4 @@
+import { realpathSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { accessRulesFor } from "../agent/tools/files.js";
@@ -43,9 +44,10 @@ const BRANCH_IDLE_MS = 30_000;
 
 /**
  * How long a sandbox policy (what is hidden, protected, writable) and the file doors built on it are
- * used before they are worked out again for reads; a command always gets one worked out for it.
+ * used for reads before they are worked out again (src/engine/recent.ts); a command always gets one
+ * worked out for it. The doors also check the ignore rules as they are at every call.
  */
-const POLICY_MAX_AGE_MS = 2_000;
+const POLICY_MAX_AGE_MS = 5_000;
 
 /** Who made a branch, as the client said. */
 interface Maker {
@@ -514,14 +516,36 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
   });
 }
 
+/** A folder's device and inode (undefined: not a folder there now). */
+function folderIdentity(path: string): string | undefined {
+  const info = statSync(path, { throwIfNoEntry: false });
+  return info?.isDirectory() ? `${info.dev}:${info.ino}` : undefined;
+}
+
+function sameFolder(identity: string, path: string): boolean {
+  try {
+    return folderIdentity(path) === identity;
+  } catch {
+    return false;
+  }
+}
+
 /** Every workspace the engine has open, by root. */
 export class WorkspaceHub {
   private readonly open = new Map<string, Promise<Workspace>>();
+  /** Roots as front ends name them, with the folder they named when resolved. */
+  private readonly named = new Map<string, { identity: string; workspace: Workspace }>();
 
   constructor(readonly options: HubOptions) {}
 
-  /** The workspace at `rootArg` (a folder; its real path is the key), opened on first use. */
+  /**
+   * The workspace at `rootArg` (a folder; its real path is the key), opened on first use. The front ends
+   * send the same root with every call: its real path is worked out once, and again when that folder
+   * is gone or is another one now (same device and inode, checked with one stat).
+   */
   async workspace(rootArg: string): Promise<Workspace> {
+    const known = this.named.get(rootArg);
+    if (known && sameFolder(known.identity, rootArg)) return known.workspace;
     let root: string;
     try {
       root = await resolveRoot(rootArg);
@@ -534,7 +558,11 @@ export class WorkspaceHub {
       found.catch(() => this.open.delete(root));
       this.open.set(root, found);
     }
-    return found;
+    const workspace = await found;
+    const identity = folderIdentity(rootArg);
+    if (identity && workspace.root === realpathSync(rootArg))
+      this.named.set(rootArg, { identity, workspace });
+    return workspace;
   }
 
   async close(): Promise<void> {
