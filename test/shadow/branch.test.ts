@@ -166,7 +166,8 @@ describe("processes in a branch", () => {
     await branch.materialize();
     expect(branch.overrides().size).toBe(0);
     expect(existsSync(join(f.root, "later.py"))).toBe(false);
-    await run(branch, "sh", ["-c", "echo other > other.txt"]);
+    // made whole, then named: the waiter, polling for the name, never reads it half written
+    await run(branch, "sh", ["-c", "echo other > other.tmp && mv other.tmp other.txt"]);
     const result = await waiter;
     expect(result.timedOut).toBe(false);
     expect(result.stdout).toBe("print('hi')\nother\n");
