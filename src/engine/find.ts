@@ -2,7 +2,7 @@ import { cleanPath } from "../agent/tools/types.js";
 import { search } from "../index/search/searcher.js";
 import type { BranchFiles } from "../shadow/index.js";
 import { FileAccessError, shownPath } from "../workspace/errors.js";
-import { parseRipgrep, ripgrepArgs, grep as userGrep, visibleMatches } from "../workspace/grep.js";
+import { parseRipgrep, ripgrepArgs, grep as userGrep } from "../workspace/grep.js";
 import { readIfRegular } from "../workspace/rooted.js";
 import { hardLinksToHidden } from "../workspace/scan.js";
 import type { GrepResult, SearchResult } from "./api.js";
@@ -99,7 +99,7 @@ export const searchOp: Handler<"search"> = async (ws, p, _caller, call) =>
     return { hits: shown, index: ws.freshness(index) };
   });
 
-export const grepOp: Handler<"grep"> = async (ws, p, caller) => {
+export const grepOp: Handler<"grep"> = async (ws, p) => {
   let below: string | undefined;
   if (p.path) {
     below = cleanPath(p.path, ws.root);
@@ -116,10 +116,7 @@ export const grepOp: Handler<"grep"> = async (ws, p, caller) => {
     return { matches: visible.slice(0, p.limit), truncated: visible.length > p.limit };
   };
   if (p.branch === undefined)
-    return cut(
-      await userGrep(ws.root, p.pattern, options),
-      await (await ws.context(undefined, caller)).files(),
-    );
+    return cut(await userGrep(ws.root, p.pattern, options), await ws.files(undefined));
   // in a branch: ripgrep runs in the sandbox, seeing the branch's view (hidden files are not there)
   return ws.inBranch(p.branch, async (held) => {
     await held.branch.materialize();
@@ -130,9 +127,7 @@ export const grepOp: Handler<"grep"> = async (ws, p, caller) => {
     });
     if (run.exitCode !== 0 && run.exitCode !== 1)
       throw new EngineError("INTERNAL", `rg failed: ${run.stderr.trim().split("\n")[0] ?? run.exitCode}`);
-    return cut(
-      await visibleMatches(ws.root, parseRipgrep(run.stdout)),
-      await (await ws.context(held, caller)).files(),
-    );
+    // the door rechecks the ignore rules and knows the hidden files' other names
+    return cut(parseRipgrep(run.stdout), await ws.files(held));
   });
 };

@@ -226,17 +226,18 @@ const acceptOp: Handler<"accept"> = (ws, p, caller) =>
       throw error;
     };
     const plan = await acceptChanges({ ...request, dryRun: true }).catch(fail);
-    const stat = diffstat(await branch.diff({}, changes));
-    const confirmed =
-      plan.planned.length > 0 &&
-      (ws.config.mcp.autoAccept ||
-        (await caller.hooks
-          .confirmAccept({
-            branch: branch.id,
-            summary: `${plan.message}${plan.conflicts.length ? `; conflicts in ${plan.conflicts.map((c) => c.path).join(", ")}` : ""}`,
-            diffstat: stat.filter((entry) => plan.planned.some((planned) => planned.path === entry.path)),
-          })
-          .catch(() => false)));
+    // the diff's line counts are worked out only for the question
+    const ask = async () => {
+      const planned = new Set(plan.planned.map((entry) => entry.path));
+      return caller.hooks
+        .confirmAccept({
+          branch: branch.id,
+          summary: `${plan.message}${plan.conflicts.length ? `; conflicts in ${plan.conflicts.map((c) => c.path).join(", ")}` : ""}`,
+          diffstat: diffstat(await branch.diff({}, changes)).filter((entry) => planned.has(entry.path)),
+        })
+        .catch(() => false);
+    };
+    const confirmed = plan.planned.length > 0 && (ws.config.mcp.autoAccept || (await ask()));
     if (!confirmed) {
       const { planned: _planned, ...rest } = plan;
       return {

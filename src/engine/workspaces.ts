@@ -21,6 +21,7 @@ import {
 import {
   type Branch,
   type BranchFiles,
+  type BranchInfo,
   fork,
   listBranches,
   openBranch,
@@ -339,7 +340,7 @@ export class Workspace {
     this.makers.set(branch.id, { client: caller.name, ...(label ? { label } : {}) });
     const held = this.hold(branch);
     this.idleLater(held);
-    return this.summary(branch.id, held);
+    return this.summary(branch.id);
   }
 
   private hold(branch: Branch): Held {
@@ -421,15 +422,20 @@ export class Workspace {
     });
   }
 
-  summary(id: string, held: Held | undefined): BranchSummary {
+  /** What a branch list says of branch `id`: what this engine knows of it, else what is on disk (`info`). */
+  private summary(id: string, info?: BranchInfo): BranchSummary {
+    const held = this.held.get(id);
     const maker = this.makers.get(id);
+    const mode = held?.branch.mode ?? info?.mode;
+    const createdAt = held?.branch.createdAt ?? info?.createdAt;
     return {
       id,
-      ...(held ? { mode: held.branch.mode, createdAt: held.branch.createdAt } : {}),
+      ...(mode ? { mode } : {}),
+      ...(createdAt ? { createdAt } : {}),
       ...(maker?.label ? { label: maker.label } : {}),
       ...(maker?.client ? { client: maker.client } : {}),
       held: held !== undefined,
-      busy: false,
+      busy: !held && info !== undefined && info.ownerAlive && info.ownerPid !== process.pid,
     };
   }
 
@@ -438,22 +444,12 @@ export class Workspace {
     const lspEntry = this.lspHost ? await this.lspHost.catch(() => undefined) : undefined;
     const serverBranch = lspEntry?.serverBranch.id;
     const stored = await listBranches(this.root, { env: this.env });
-    return stored
-      .filter((info) => info.id !== serverBranch)
-      .map((info) => {
-        const held = this.held.get(info.id);
-        if (held) return this.summary(info.id, held);
-        const maker = this.makers.get(info.id);
-        return {
-          id: info.id,
-          ...(maker?.label ? { label: maker.label } : {}),
-          ...(maker?.client ? { client: maker.client } : {}),
-          ...(info.mode ? { mode: info.mode } : {}),
-          ...(info.createdAt ? { createdAt: info.createdAt } : {}),
-          held: false,
-          busy: info.ownerAlive && info.ownerPid !== process.pid,
-        };
-      });
+    return stored.filter((info) => info.id !== serverBranch).map((info) => this.summary(info.id, info));
+  }
+
+  /** The file door of `held`, or of the user's folder (read-only) without one. */
+  files(held: Held | undefined): Promise<BranchFiles> {
+    return held ? held.files.get() : this.folderFiles();
   }
 
   /**
@@ -468,7 +464,7 @@ export class Workspace {
         ...(request.reason ? { reason: request.reason } : {}),
         branch: held?.branch.id ?? "",
       });
-    const files = held ? await held.files.get() : await this.folderFiles();
+    const files = await this.files(held);
     return {
       ...(held ? { branch: held.branch } : {}),
       files: async () => files,

@@ -79,7 +79,7 @@ export function parseRipgrep(stdout: string): GrepMatch[] {
 }
 
 /** Drops matches in files the umbra ignore files hide now, and in other names (hard links) of hidden files. */
-export async function visibleMatches(root: string, found: readonly GrepMatch[]): Promise<GrepMatch[]> {
+async function visibleMatches(root: string, found: readonly GrepMatch[]): Promise<GrepMatch[]> {
   const ignored = umbraIgnoreMatcher(root);
   const kept: GrepMatch[] = [];
   for (const match of found) if (!(await ignored(match.path))) kept.push(match);
