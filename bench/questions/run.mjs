@@ -7,12 +7,13 @@
  * code files of the same checkout. See bench/questions/README.md.
  */
 import { createHash } from "node:crypto";
-import { appendFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { checkout, ensureClone, exists, trackedFiles } from "../lib/checkout.mjs";
+import { checkout, ensureClone, trackedFiles } from "../lib/checkout.mjs";
 import { fmtMs, runShell } from "../lib/proc.mjs";
+import { parseSearchJson, positiveInt, preflightUmbra, readJsonl } from "../lib/umbra-cli.mjs";
 import { Bm25Corpus } from "../retrieval/bm25.mjs";
 import { foldToFiles, markdownTable, percentile } from "../retrieval/metrics.mjs";
 import { aggregate, fileKind, fileRank, symbolRank } from "./score.mjs";
@@ -122,12 +123,8 @@ function parseOptions() {
     process.stdout.write(USAGE);
     process.exit(0);
   }
-  const int = (/** @type {string | undefined} */ s, /** @type {string} */ name) => {
-    if (s === undefined) return undefined;
-    const n = Number(s);
-    if (!Number.isInteger(n) || n < 1) usage(`--${name} wants a positive integer, got ${JSON.stringify(s)}`);
-    return n;
-  };
+  const int = (/** @type {string | undefined} */ s, /** @type {string} */ name) =>
+    positiveInt(s, name, usage);
   const work = resolve(values.work ?? join(PROJECT_ROOT, "bench", ".work"));
   const cmds = values["no-umbra"] ? [] : (values.umbra ?? ["node dist/cli/main.js"]);
   const umbras = cmds.map((cmd, i) => {
@@ -174,48 +171,16 @@ async function loadResults(file) {
   const questions = new Map();
   /** @type {Map<string, IndexRecord>} */
   const indexes = new Map();
-  if (!(await exists(file))) return { questions, indexes };
-  for (const line of (await readFile(file, "utf8")).split("\n")) {
-    if (!line.trim()) continue;
-    try {
-      const rec = /** @type {QuestionRecord | IndexRecord} */ (JSON.parse(line));
-      if (rec.kind === "question") questions.set(`${rec.id}\t${rec.system}`, rec);
-      else indexes.set(`${rec.repo}\t${rec.system}`, rec);
-    } catch {
-      // A line cut short by an interrupted run: that question simply runs again.
-    }
+  for (const rec of /** @type {(QuestionRecord | IndexRecord)[]} */ (await readJsonl(file))) {
+    if (rec.kind === "question") questions.set(`${rec.id}\t${rec.system}`, rec);
+    else indexes.set(`${rec.repo}\t${rec.system}`, rec);
   }
   return { questions, indexes };
-}
-
-/**
- * Check that an umbra CLI answers before spending time on checkouts.
- * @param {UmbraSystem} u
- */
-async function preflight(u) {
-  const res = await runShell(u.cmd, ["search", "--help"], { cwd: PROJECT_ROOT });
-  if (res.code !== 0) {
-    const why = (res.stderr || res.stdout).trim().split("\n").slice(-5).join("\n");
-    throw new Error(
-      `umbra CLI not usable: \`${u.cmd} search --help\` exited ${res.code}:\n${why}\n` +
-        '(build it with `npm run build`, pass --umbra "CMD", or run the baselines alone with --no-umbra)',
-    );
-  }
 }
 
 /** @param {UmbraSystem} u */
 function umbraEnv(u) {
   return { ...process.env, UMBRA_HOME: u.home, UMBRA_ENGINE: "off" };
-}
-
-/**
- * @param {unknown} x
- * @returns {x is {path: string, startLine: number, endLine: number, symbol?: string}}
- */
-function isHit(x) {
-  if (typeof x !== "object" || x === null) return false;
-  const h = /** @type {Record<string, unknown>} */ (x);
-  return typeof h.path === "string" && typeof h.startLine === "number" && typeof h.endLine === "number";
 }
 
 /**
@@ -246,22 +211,16 @@ async function askUmbra(u, dir, q, limit) {
   const fail = (/** @type {string} */ error) => ({ ...base, file: null, symbol: null, topFiles: [], error });
   if (res.code !== 0)
     return fail(`search exited ${res.code}: ${res.stderr.trim().split("\n").slice(-3).join(" / ")}`);
-  /** @type {unknown} */
-  let parsed;
-  try {
-    parsed = JSON.parse(res.stdout);
-  } catch {
-    return fail(`search printed no JSON: ${res.stdout.slice(0, 200)}`);
-  }
-  if (!Array.isArray(parsed) || !parsed.every(isHit))
-    return fail(`search JSON is not an array of hits: ${res.stdout.slice(0, 200)}`);
-  const files = foldToFiles(parsed);
+  const parsed = parseSearchJson(res.stdout);
+  if ("error" in parsed) return fail(parsed.error);
+  const hits = parsed.hits;
+  const files = foldToFiles(hits);
   return {
     ...base,
     file: fileRank(files, q.answers),
-    symbol: symbolRank(parsed, q.answers),
+    symbol: symbolRank(hits, q.answers),
     topFiles: files.slice(0, TOP_KEPT),
-    topHits: parsed
+    topHits: hits
       .slice(0, TOP_KEPT)
       .map(({ path, startLine, endLine, symbol }) => ({ path, startLine, endLine, symbol })),
   };
@@ -515,7 +474,7 @@ async function main() {
   if (opts.fresh && !opts.reportOnly) await rm(opts.results, { force: true });
   const results = await loadResults(opts.results);
   if (!opts.reportOnly) {
-    for (const u of opts.umbras) await preflight(u);
+    for (const u of opts.umbras) await preflightUmbra(u.cmd, PROJECT_ROOT);
     const repos = [...new Set(questions.map((q) => q.repo))];
     for (const repo of repos) {
       log(`questions: ${repo} at ${set.repos[repo]?.commit.slice(0, 12)}`);

@@ -11,8 +11,9 @@ import { appendFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { checkout, ensureClone, exists, mirrorOf, trackedFiles } from "../lib/checkout.mjs";
+import { checkout, ensureClone, mirrorOf, trackedFiles } from "../lib/checkout.mjs";
 import { fmtMs, runChecked, runShell } from "../lib/proc.mjs";
+import { parseSearchJson, positiveInt, preflightUmbra, readJsonl } from "../lib/umbra-cli.mjs";
 import { Bm25Corpus } from "./bm25.mjs";
 import { aggregate, foldToFiles, goldRanks, markdownTable, percentile } from "./metrics.mjs";
 
@@ -121,12 +122,8 @@ function parseOptions() {
     process.stdout.write(USAGE);
     process.exit(0);
   }
-  const int = (/** @type {string | undefined} */ s, /** @type {string} */ name) => {
-    if (s === undefined) return undefined;
-    const n = Number(s);
-    if (!Number.isInteger(n) || n < 1) usage(`--${name} wants a positive integer, got ${JSON.stringify(s)}`);
-    return n;
-  };
+  const int = (/** @type {string | undefined} */ s, /** @type {string} */ name) =>
+    positiveInt(s, name, usage);
   const work = resolve(values.work ?? join(PROJECT_ROOT, "bench", ".work"));
   return {
     tasksFile: resolve(values.tasks ?? join(PROJECT_ROOT, "..", "shared", "eval", "swebench-dev.jsonl")),
@@ -228,17 +225,7 @@ async function commitTimes(opts, tasks) {
 async function loadResults(file) {
   /** @type {Map<string, TaskRecord>} */
   const records = new Map();
-  if (!(await exists(file))) return records;
-  const text = await readFile(file, "utf8");
-  for (const line of text.split("\n")) {
-    if (!line.trim()) continue;
-    try {
-      const rec = /** @type {TaskRecord} */ (JSON.parse(line));
-      records.set(rec.instance_id, rec);
-    } catch {
-      // A line cut short by an interrupted run: that task simply runs again.
-    }
-  }
+  for (const rec of /** @type {TaskRecord[]} */ (await readJsonl(file))) records.set(rec.instance_id, rec);
   return records;
 }
 
@@ -261,21 +248,6 @@ function isDone(rec, opts) {
  */
 function systemResult(files, gold) {
   return { ranks: goldRanks(files, gold), top: files.slice(0, TOP_KEPT), nFiles: files.length };
-}
-
-/**
- * Check that the umbra CLI answers before spending time on checkouts.
- * @param {Options} opts
- */
-async function preflightUmbra(opts) {
-  const res = await runShell(opts.umbraCmd, ["search", "--help"], { cwd: PROJECT_ROOT });
-  if (res.code !== 0) {
-    const why = (res.stderr || res.stdout).trim().split("\n").slice(-5).join("\n");
-    throw new Error(
-      `umbra CLI not usable: \`${opts.umbraCmd} search --help\` exited ${res.code}:\n${why}\n` +
-        '(build it with `npm run build`, pass --umbra "CMD", or run the baseline alone with --no-umbra)',
-    );
-  }
 }
 
 /**
@@ -319,32 +291,14 @@ async function runUmbra(opts, task, dir, gold, timings) {
     const tail = res.stderr.trim().split("\n").slice(-3).join(" / ");
     return { ...empty, error: `search exited ${res.code}: ${tail}` };
   }
-  /** @type {unknown} */
-  let parsed;
-  try {
-    parsed = JSON.parse(res.stdout);
-  } catch {
-    return { ...empty, error: `search printed no JSON: ${res.stdout.slice(0, 200)}` };
-  }
-  if (!Array.isArray(parsed) || !parsed.every(isHit)) {
-    return { ...empty, error: `search JSON is not an array of {path, ...}: ${res.stdout.slice(0, 200)}` };
-  }
-  const files = foldToFiles(parsed);
+  const parsed = parseSearchJson(res.stdout);
+  if ("error" in parsed) return { ...empty, error: parsed.error };
+  const files = foldToFiles(parsed.hits);
   return {
     ...systemResult(files, gold),
-    nHits: parsed.length,
-    stale: parsed.filter((h) => h.stale === true).length,
+    nHits: parsed.hits.length,
+    stale: parsed.hits.filter((h) => h.stale === true).length,
   };
-}
-
-/**
- * @param {unknown} x
- * @returns {x is {path: string, stale?: unknown}}
- */
-function isHit(x) {
-  return (
-    typeof x === "object" && x !== null && typeof (/** @type {{path?: unknown}} */ (x).path) === "string"
-  );
 }
 
 /**
@@ -621,7 +575,7 @@ async function main() {
       `retrieval: ${tasks.length} tasks selected, ${tasks.length - todo.length} already done, ${todo.length} to run` +
         (opts.useUmbra ? ` (umbra: ${opts.umbraCmd})` : " (BM25 baseline only)"),
     );
-    if (opts.useUmbra && todo.length) await preflightUmbra(opts);
+    if (opts.useUmbra && todo.length) await preflightUmbra(opts.umbraCmd, PROJECT_ROOT);
     const corpus = new Bm25Corpus();
     /** @type {Set<string>} */
     const indexedRepos = new Set();
