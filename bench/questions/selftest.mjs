@@ -110,6 +110,17 @@ assert.match(
   /does not define g/,
 );
 assert.match(answerProblem({ path: "x.go", symbol: "f", lines: [1, 5] }, null, "go") ?? "", /no such file/);
+assert.equal(answerProblem({ path: "a.py", symbol: "A.f", lines: [2, 7] }, py.join("\n"), "python"), null);
+assert.match(
+  answerProblem({ path: "a.py", symbol: "B.f", lines: [2, 7] }, py.join("\n"), "python") ?? "",
+  /not a member of B/,
+);
+const method = ["func (c *Command) Find() {", "}"].join("\n");
+assert.equal(answerProblem({ path: "c.go", symbol: "Command.Find", lines: [1, 2] }, method, "go"), null);
+assert.match(
+  answerProblem({ path: "c.go", symbol: "Engine.Find", lines: [1, 2] }, method, "go") ?? "",
+  /not a member/,
+);
 
 // Shape problems are listed, not thrown one at a time.
 assert.deepEqual(shapeProblems({ description: "", repos: {}, questions: [] }), []);

@@ -266,7 +266,31 @@ export function answerProblem(answer, text, lang) {
     return `${answer.path}:${start}: does not define ${name}: ${JSON.stringify(first.trim())}`;
   const real = definitionEnd(lines, start, lang);
   if (real !== end) return `${answer.path}:${start}-${end}: the definition of ${name} ends at line ${real}`;
+  const owner = answer.symbol.split(".").slice(-2, -1)[0];
+  if (owner !== undefined && !isMemberOf(lines, start, end, owner, lang))
+    return `${answer.path}:${start}: ${name} is not a member of ${owner}`;
   return null;
+}
+
+/**
+ * Whether the definition at `start`..`end` belongs to `owner`: a Go method whose receiver is `owner`,
+ * or a definition inside the block of an enclosing (less indented) definition of `owner`.
+ * @param {readonly string[]} lines
+ * @param {number} start
+ * @param {number} end
+ * @param {string} owner
+ * @param {Language} lang
+ */
+function isMemberOf(lines, start, end, owner, lang) {
+  const first = lines[start - 1] ?? "";
+  if (lang === "go") return new RegExp(`^func\\s*\\(\\s*\\w*\\s*\\*?${escapeRe(owner)}\\b`).test(first);
+  const indent = (/** @type {string} */ s) => s.match(/^\s*/)?.[0].length ?? 0;
+  for (let i = start - 1; i >= 1; i--) {
+    const line = lines[i - 1] ?? "";
+    if (line.trim() && indent(line) < indent(first) && definesName(line, owner, lang))
+      return (definitionEnd(lines, i, lang) ?? 0) >= end;
+  }
+  return false;
 }
 
 /**
