@@ -382,6 +382,7 @@ async function indexLocked(
       // Vectors first, then the lexical commit that marks the files as indexed: a crash in between
       // leaves the files unmarked, and the next run replaces their vector rows (replace is idempotent).
       // For the same reason a Ctrl-C need not wait for the write to finish (the store is closed after it).
+      lexical.reserveChunkIds(nextId);
       writing = vectors.replace([], rows);
       await raceAbort(writing, signal);
       writing = undefined;

@@ -77,7 +77,7 @@ function inodeKey(stats: Stats): string {
 
 function lstatOrNone(path: string | Buffer): Stats | undefined {
   try {
-    return lstatSync(path);
+    return lstatSync(path, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }

@@ -21,8 +21,8 @@ export interface Kept {
 /** The identity of a file (a file replaced through a rename has another); undefined when it is absent. */
 export function fileIdentity(path: string): string | undefined {
   try {
-    const stats = lstatSync(path);
-    return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    return stats && `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
   } catch {
     return undefined;
   }

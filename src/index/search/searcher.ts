@@ -72,7 +72,6 @@ export interface SearchContext {
  */
 class FileSnapshot {
   readonly byPath: ReadonlyMap<string, FileRow>;
-  readonly byMaskedPath: ReadonlyMap<string, FileRow>;
   readonly byName: ReadonlyMap<string, readonly FileRow[]>;
   /** Imports already read, by path and content hash. */
   readonly importsRead = new Map<string, string[]>();
@@ -81,7 +80,6 @@ class FileSnapshot {
 
   constructor(private readonly files: readonly FileRow[]) {
     this.byPath = new Map(files.map((file) => [file.path, file]));
-    this.byMaskedPath = new Map(files.map((file) => [file.mpath, file]));
     this.byName = filesByName(files);
   }
 
@@ -211,18 +209,21 @@ function exactLeg(
   return { ids: ranked, named };
 }
 
-/** Chunks nearest to the query's vector, of files still indexed; undefined when there is no vector leg. */
+/**
+ * Chunks nearest to the query's vector that are still indexed (chunk ids are never reused: a vector row
+ * left by a file no longer indexed names no chunk); undefined when there is no vector leg.
+ */
 async function vectorLeg(
   context: SearchContext,
   query: ParsedQuery,
-  snapshot: FileSnapshot,
   depth: number,
 ): Promise<number[] | undefined> {
   if (!context.vectors || !context.embedder) return undefined;
   const [vector] = await context.embedder.embed([query.cleaned]);
   if (!vector?.some((x) => x !== 0)) return undefined;
-  const hits = await context.vectors.search(vector, depth);
-  return hits.filter((h) => snapshot.byMaskedPath.has(h.mpath)).map((h) => h.id);
+  const ids = (await context.vectors.search(vector, depth)).map((hit) => hit.id);
+  const indexed = context.lexical.chunks(ids);
+  return ids.filter((id) => indexed.has(id));
 }
 
 /** Indexed files by base name, for resolving paths a query mentions. */
@@ -342,8 +343,7 @@ export async function search(
   // The vector leg runs beside the others: its query is embedded (a remote embedder answers over the
   // network) and searched on LanceDB's own threads, which need this thread for a moment between their
   // steps, so the legs computed here give the event loop a turn between them.
-  const vectorIds =
-    weights.vector > 0 ? vectorLeg(context, query, snapshot, depth) : Promise.resolve(undefined);
+  const vectorIds = weights.vector > 0 ? vectorLeg(context, query, depth) : Promise.resolve(undefined);
   vectorIds.catch(() => undefined); // awaited below; not an unhandled rejection if a leg here throws first
   const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
   await turn();

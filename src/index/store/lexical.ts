@@ -32,6 +32,14 @@ export interface ScoredChunk {
 /** The most terms of one query that BM25 reads postings for, by default. */
 export const MAX_QUERY_TERMS = 64;
 
+/** The most chunk rows (and first chunks of files) kept read between searches: a few MiB. */
+const CACHED_ROWS = 50_000;
+
+/** The map, or a fresh one once it holds more than CACHED_ROWS entries. */
+function bounded<K, V>(map: Map<K, V> | undefined): Map<K, V> {
+  return map && map.size <= CACHED_ROWS ? map : new Map();
+}
+
 interface CorpusStats {
   documents: number;
   averageLength: number;
@@ -45,6 +53,10 @@ interface ReadCache {
   files?: FileRow[];
   pathsById?: Map<number, string>;
   stats?: { chunks: CorpusStats; files: CorpusStats };
+  /** Chunk rows read so far, by id (null: no such chunk); a search reads hundreds, repeated searches the same. */
+  rows?: Map<number, ChunkRow | null>;
+  /** Each file's first chunk read so far (null: the file has none). */
+  firstRows?: Map<string, ChunkRow | null>;
   dead?: { chunk: Set<number>; file: Set<number> };
 }
 
@@ -177,6 +189,15 @@ export class LexicalStore {
   }
 
   /**
+   * Marks the ids below `next` as taken, before vector rows are written with them: a run that dies
+   * before its lexical commit leaves vector rows whose ids no later chunk is given (a vector hit's id
+   * names one chunk ever, or none).
+   */
+  reserveChunkIds(next: number): void {
+    if (next > Number(this.getMeta("nextChunkId") ?? "1")) this.setMeta("nextChunkId", String(next));
+  }
+
+  /**
    * Replaces, in one transaction, everything indexed for the given paths: removed paths lose their rows,
    * written files get their new chunks. Chunk ids are assigned by the caller (they are shared with the
    * vector store).
@@ -258,13 +279,26 @@ export class LexicalStore {
 
   /** Chunk rows by id. */
   chunks(ids: readonly number[]): Map<number, ChunkRow> {
-    // one statement for all of them (a search asks for hundreds): a JSON array of the ids
-    const rows = this.db
-      .prepare(
-        "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
-      )
-      .all(JSON.stringify(ids)) as ChunkRow[];
-    return new Map(rows.map((row) => [row.id, row]));
+    const cache = this.readCache();
+    cache.rows = bounded(cache.rows);
+    const known = cache.rows;
+    const missing = [...new Set(ids.filter((id) => !known.has(id)))];
+    if (missing.length > 0) {
+      // one statement for all of them (a search asks for hundreds): a JSON array of the ids
+      const rows = this.db
+        .prepare(
+          "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+        )
+        .all(JSON.stringify(missing)) as ChunkRow[];
+      for (const id of missing) known.set(id, null);
+      for (const row of rows) known.set(row.id, row);
+    }
+    const found = new Map<number, ChunkRow>();
+    for (const id of ids) {
+      const row = known.get(id);
+      if (row) found.set(id, row);
+    }
+    return found;
   }
 
   /** Chunks of the given files, in file order. */
@@ -277,10 +311,20 @@ export class LexicalStore {
 
   /** The first chunk of each of the given files that has one. */
   firstChunks(paths: readonly string[]): ChunkRow[] {
+    const cache = this.readCache();
+    cache.firstRows = bounded(cache.firstRows);
+    const known = cache.firstRows;
     const statement = this.db.prepare(
       "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE path = ? ORDER BY start_line LIMIT 1",
     );
-    return paths.flatMap((path) => (statement.get(path) as ChunkRow | undefined) ?? []);
+    return paths.flatMap((path) => {
+      let row = known.get(path);
+      if (row === undefined) {
+        row = (statement.get(path) as ChunkRow | undefined) ?? null;
+        known.set(path, row);
+      }
+      return row ?? [];
+    });
   }
 
   /** Chunks whose symbol path ends with one of the names (exact, case-sensitive). */

@@ -9,9 +9,15 @@ import type { FixedSizeList, Schema } from "apache-arrow";
 const TABLE = "chunks";
 /** Below this many rows an exact scan is fast enough and no ANN index is built. */
 const ANN_MIN_ROWS = 20_000;
-/** IVF partitions probed per query, and how many candidates per hit are re-ranked with exact vectors. */
+/**
+ * IVF partitions probed per query, and how many candidates per hit are re-ranked with exact vectors.
+ * Reading the exact vectors is most of a query's time; two candidates per hit rank searches as four did
+ * (bench/speed/refine.mjs: the same first hit for all 143 queries, 99.8% of the top 10 alike) in two
+ * thirds of the time. Without re-ranking, the product-quantized order is too coarse (4% of the top 10
+ * and 6% of the first hits change).
+ */
 const ANN_PROBES = 24;
-const ANN_REFINE = 4;
+const ANN_REFINE = 2;
 
 /** A row of the vector table: location, metadata and vector, never code; the path is masked. */
 export interface VectorRow {
@@ -25,9 +31,9 @@ export interface VectorRow {
   vector: Float32Array;
 }
 
+/** A nearest chunk: its id is the lexical store's (ids are never reused, so it names one chunk ever). */
 export interface VectorHit {
   id: number;
-  mpath: string;
   distance: number;
 }
 
@@ -222,7 +228,8 @@ export class VectorStore {
         .distanceType("cosine")
         .nprobes(ANN_PROBES)
         .refineFactor(ANN_REFINE)
-        .select(["id", "mpath", "_distance"])
+        // ids only: reading each hit's path costs a fifth of the query; the caller knows the chunk by id
+        .select(["id", "_distance"])
         .limit(limit)
         .toArrow();
     } catch (error) {
@@ -230,12 +237,10 @@ export class VectorStore {
     }
     // read by column: Arrow's row objects cost more than the search itself at this size
     const ids = result.getChild("id")?.toArray() as ArrayLike<number> | undefined;
-    const mpaths = result.getChild("mpath")?.toArray() as ArrayLike<string> | undefined;
     const distances = result.getChild("_distance")?.toArray() as ArrayLike<number> | undefined;
-    if (!ids || !mpaths || !distances) return [];
+    if (!ids || !distances) return [];
     return Array.from({ length: result.numRows }, (_, i) => ({
       id: ids[i] as number,
-      mpath: mpaths[i] as string,
       distance: distances[i] as number,
     }));
   }

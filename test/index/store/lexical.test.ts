@@ -130,4 +130,32 @@ describe("lexical store: packed postings segment + delta", () => {
       reader.close();
     }
   });
+
+  it("serves chunk rows and first chunks read before only while the database is unchanged", () => {
+    seed();
+    const reader = LexicalStore.open(join(dir, "lexical.sqlite"));
+    try {
+      expect([...reader.chunks([10, 11, 999]).keys()]).toEqual([10, 11]);
+      expect(reader.firstChunks(["b.txt", "gone.txt"]).map((row) => row.id)).toEqual([10]);
+      // another connection replaces b.txt: its old rows and its old first chunk are gone for the reader
+      store.replaceFiles([], [file("b.txt", 5000, [["refund"]]), file("gone.txt", 6000, [["x"]])]);
+      expect([...reader.chunks([10, 11, 5000]).keys()]).toEqual([5000]);
+      expect(reader.firstChunks(["b.txt", "gone.txt"]).map((row) => row.id)).toEqual([5000, 6000]);
+      // and this connection's own writes too
+      reader.replaceFiles(["b.txt"], []);
+      expect([...reader.chunks([5000, 6000]).keys()]).toEqual([6000]);
+      expect(reader.firstChunks(["b.txt"])).toEqual([]);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it("never gives an id reserved before a write to another chunk", () => {
+    seed();
+    const next = store.nextChunkId();
+    store.reserveChunkIds(next + 100);
+    expect(store.nextChunkId()).toBe(next + 100);
+    store.reserveChunkIds(next); // never backwards
+    expect(store.nextChunkId()).toBe(next + 100);
+  });
 });

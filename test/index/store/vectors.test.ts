@@ -37,7 +37,7 @@ describe("VectorStore", () => {
       await store.replace([], rows);
       await store.optimize();
       const hits = await store.search(unit, 5);
-      expect(hits.map((hit) => hit.mpath)).toEqual(["m20000"]);
+      expect(hits.map((hit) => hit.id)).toEqual([20_000]);
     } finally {
       store.close();
     }
