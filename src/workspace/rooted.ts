@@ -140,13 +140,21 @@ async function inParent<T>(
     for (const part of parts) {
       if (options.create) await mkdir(`${dir.path}/${part}`, { mode: 0o755 }).catch(ignoreExists);
       const next = await openChildDir(dir, part, options.check);
-      await dir.close();
+      letGo(dir);
       dir = next;
     }
     return await step(dir, name);
   } finally {
-    await dir.close();
+    letGo(dir);
   }
+}
+
+/**
+ * Closes a folder passed on the way without waiting for it: nothing is named through it any more, and
+ * each wait is a trip to the thread pool (a read of `a/b/c/d` makes a dozen).
+ */
+function letGo(dir: Dir): void {
+  dir.close().catch(() => {});
 }
 
 function ignoreExists(error: unknown): void {
@@ -214,11 +222,21 @@ export function readIn(root: string, rel: string, options: RootedOptions & { max
           rel,
           `${shownPath(rel)} is larger than ${options.maxBytes} bytes`,
         );
-      return { data: await handle.readFile(), stats };
+      return { data: await readWhole(handle, stats.size), stats };
     } finally {
       await handle.close();
     }
   });
+}
+
+/**
+ * The file's bytes in one read when it is the size fstat gave (readFile would fstat again and read until
+ * a read returns nothing); a file that grew since is read whole.
+ */
+async function readWhole(handle: FileHandle, size: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(size + 1);
+  const { bytesRead } = await handle.read(buffer, 0, size + 1, 0);
+  return bytesRead <= size ? buffer.subarray(0, bytesRead) : handle.readFile();
 }
 
 export interface DirEntryInfo {
