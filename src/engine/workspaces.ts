@@ -14,6 +14,7 @@ import { LspHost } from "../lsp/index.js";
 import {
   type Approver,
   allowlistApprover,
+  commandLine,
   firstApproving,
   openSandbox,
   type WorkspaceSandbox,
@@ -460,7 +461,8 @@ export class Workspace {
     const allowed = allowlistApprover(this.config.sandbox.network.allowCommands ?? []);
     const ask: Approver = (request) =>
       caller.hooks.approveNetwork({
-        command: [request.command, ...request.args].join(" "),
+        // quoted as the terminal's question quotes it: the user approves exactly the words that run
+        command: commandLine(request),
         ...(request.reason ? { reason: request.reason } : {}),
         branch: held?.branch.id ?? "",
       });

@@ -162,12 +162,13 @@ describe("engine operations", () => {
     const denied = await api.call("run", {
       root,
       branch: branch.id,
-      command: "true",
+      command: "echo 'a b'",
       network: true,
       reason: "x",
     });
     expect(denied.ran).toBe(false);
-    expect(answers.asked).toContain("network: sh -c true");
+    // quoted as it runs: the user is asked about exactly the words of the command
+    expect(answers.asked).toContain(`network: sh -c "echo 'a b'"`);
     const grep = await api.call("grep", { root, branch: branch.id, pattern: "made" });
     expect(grep.matches).toEqual([{ path: "out.txt", line: 1, text: "made" }]);
     const userGrep = await api.call("grep", { root, pattern: "made" });
