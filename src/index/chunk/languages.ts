@@ -69,30 +69,23 @@ const goMethod: NameReader = (node) => {
   return owner ? [owner, ...name] : name;
 };
 
-/** The one node of a list field (`a := …`, `var a = …`), undefined when it holds none or several. */
-function single(list: Node | null): Node | undefined {
-  const items = list?.type === "expression_list" ? list.namedChildren : list ? [list] : [];
-  return items.length === 1 && items[0] ? items[0] : undefined;
+/** The one node of a list (`a, b := …`), undefined when it holds none or several. */
+function only(nodes: readonly (Node | null)[]): Node | undefined {
+  return nodes.length === 1 ? (nodes[0] ?? undefined) : undefined;
 }
 
 /** Go `var handler = func(…) {…}` and `worker := func(…) {…}`: one name given a function literal. */
 const goFunctionVariable: NameReader = (node) => {
   const short = node.type === "short_var_declaration";
-  const value = single(field(node, short ? "right" : "value"));
+  const value = only(field(node, short ? "right" : "value")?.namedChildren ?? []);
   if (value?.type !== "func_literal") return undefined;
-  const names = short ? single(field(node, "left")) : undefined;
-  const name = short
-    ? names
-    : node.childrenForFieldName("name").length === 1
-      ? field(node, "name")
-      : undefined;
+  const name = only(short ? (field(node, "left")?.namedChildren ?? []) : node.childrenForFieldName("name"));
   return name?.type === "identifier" ? [name.text] : undefined;
 };
 
 /** C++ `auto scale = [](double v) {…};`: a variable given a lambda. */
 const cppLambda: NameReader = (node) => {
-  const declarators = node.childrenForFieldName("declarator");
-  const declarator = declarators.length === 1 ? declarators[0] : undefined;
+  const declarator = only(node.childrenForFieldName("declarator"));
   if (declarator?.type !== "init_declarator" || field(declarator, "value")?.type !== "lambda_expression") {
     return undefined;
   }

@@ -423,7 +423,5 @@ export async function search(
     const file = byPath.get(path);
     if (file && !staleness.has(path)) staleness.set(path, isStale(context.root, file));
   }
-  const stale = new Map<string, boolean>();
-  for (const [path, check] of staleness) stale.set(path, await check);
-  return hits.map((hit) => ({ ...hit, stale: stale.get(hit.path) ?? false }));
+  return Promise.all(hits.map(async (hit) => ({ ...hit, stale: (await staleness.get(hit.path)) ?? false })));
 }
