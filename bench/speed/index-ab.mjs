@@ -3,8 +3,8 @@
 /**
  * Cold full index, A/B: an earlier build's CLI (`--base`, a dist/cli/main.js) and this tree's index the same
  * checkout, each into a fresh data directory (no embedding cache, code model trained anew), in turns
- * (alternating which goes first) so that a loaded machine slows both alike. Prints each build's times and
- * median, and the chunk counts (they differ when the chunker does).
+ * (alternating which goes first) so that a loaded machine slows both alike. Prints each build's times, their
+ * minimum (the least disturbed run) and the chunk counts (they differ when the chunker does).
  * Usage: node bench/speed/index-ab.mjs --base PATH/TO/dist/cli/main.js --repo DIR [--rounds N]
  */
 import { spawnSync } from "node:child_process";
@@ -43,9 +43,8 @@ for (let round = 0; round < Number(values.rounds); round++) {
   }
 }
 for (const name of names) {
-  const xs = [...(times[name] ?? [])].sort((a, b) => a - b);
-  const median = xs[Math.floor(xs.length / 2)] ?? Number.NaN;
+  const xs = times[name] ?? [];
   console.log(
-    `${name}: ${xs.map((x) => x.toFixed(1)).join(", ")} s (median ${median.toFixed(1)} s), ${chunks[name]} chunks`,
+    `${name}: ${xs.map((x) => x.toFixed(1)).join(", ")} s (min ${Math.min(...xs).toFixed(1)} s), ${chunks[name]} chunks`,
   );
 }

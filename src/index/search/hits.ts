@@ -13,23 +13,11 @@
  *   changes, so the order in which files first appear is the same as the ranking's.
  */
 
-export interface HitRow {
-  id: number;
-  path: string;
-  startLine: number;
-  endLine: number;
-  symbol: string;
-  language: string;
-}
+import type { ChunkRow } from "../store/lexical.js";
+import type { SearchHit } from "./searcher.js";
 
-export interface AssembledHit {
-  path: string;
-  startLine: number;
-  endLine: number;
-  score: number;
-  symbol: string;
-  language: string;
-}
+export type HitRow = Pick<ChunkRow, "id" | "path" | "startLine" | "endLine" | "symbol" | "language">;
+export type AssembledHit = Omit<SearchHit, "stale">;
 
 /** Slots at the top of the list where one file may not hold more than `PER_FILE_IN_TOP`. */
 export const TOP = 5;
