@@ -57,7 +57,7 @@ export class HitAssembler {
       };
       this.groups.push(created);
       if (siblings) siblings.push(created);
-      else this.bySymbol.set(key, [created]);
+      else if (symbol !== "") this.bySymbol.set(key, [created]);
       this.count(path, 1);
       return;
     }
