@@ -5,8 +5,9 @@
  * search the same index in one process, each query run by both in turn (alternating which goes first), so
  * that a loaded machine slows both alike; the first of the rounds is a warm-up and not counted. Also
  * checks that both return the same hits for every query. Queries: bench/mcp/queries.mjs. The index is the
- * one bench/speed section 4 builds (bench/.work/speed/home-big).
- * Usage: node bench/speed/search-ab.mjs --base COMMIT [--big DIR] [--rounds N]
+ * one bench/speed section 4 builds (bench/.work/speed/home-big), or the one of `--home` (an UMBRA_HOME that
+ * has indexed `--big`, e.g. the xarray checkout of bench/retrieval).
+ * Usage: node bench/speed/search-ab.mjs --base COMMIT [--big DIR] [--home DIR] [--rounds N]
  */
 import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
@@ -21,11 +22,14 @@ const { values } = parseArgs({
   options: {
     base: { type: "string" },
     big: { type: "string", default: join(ROOT, "bench", ".work", "big") },
+    home: { type: "string", default: join(ROOT, "bench", ".work", "speed", "home-big") },
     rounds: { type: "string", default: "3" },
   },
 });
 if (!values.base)
-  throw new Error("usage: node bench/speed/search-ab.mjs --base COMMIT [--big DIR] [--rounds N]");
+  throw new Error(
+    "usage: node bench/speed/search-ab.mjs --base COMMIT [--big DIR] [--home DIR] [--rounds N]",
+  );
 const commit = execSync(`git -C ${JSON.stringify(ROOT)} rev-parse --short ${values.base}`, {
   encoding: "utf8",
 }).trim();
@@ -43,7 +47,7 @@ if (!existsSync(join(baseDir, "dist", "index", "open.js"))) {
 }
 
 const big = resolve(values.big);
-const env = { ...process.env, UMBRA_HOME: join(ROOT, "bench", ".work", "speed", "home-big") };
+const env = { ...process.env, UMBRA_HOME: resolve(values.home) };
 /** @param {string} dist */
 async function build(dist) {
   const { openIndex } = await import(join(dist, "index", "open.js"));

@@ -17,7 +17,7 @@ import {
   takeSnapshot,
 } from "../workspace/index.js";
 import { resolveRoot } from "../workspace/root.js";
-import { type Chunk, chunkFile, detectLanguage } from "./chunk/index.js";
+import { CHUNKER_VERSION, type Chunk, chunkFile, detectLanguage } from "./chunk/index.js";
 import { type Embedder, EmbeddingCache, embedCached, raceAbort } from "./embed/index.js";
 import { openEmbedder } from "./embedders.js";
 import { type IndexLayout, indexLayout } from "./layout.js";
@@ -276,11 +276,11 @@ async function indexLocked(
       rebuilt = vectors.damage;
       warn(rebuilt);
     }
-    const identity = `${embedder.id}|${secretId}|${options.config.index.chunkTokens}`;
+    const identity = `${embedder.id}|${secretId}|${options.config.index.chunkTokens}|chunker ${CHUNKER_VERSION}`;
     const storedIdentity = lexical.getMeta("identity");
     if (storedIdentity !== identity || vectors.created) {
       if (storedIdentity !== undefined && storedIdentity !== identity) {
-        rebuilt = "the embedder, path key or chunk size changed; re-indexing every file";
+        rebuilt = "the embedder, path key, chunk size or chunker changed; re-indexing every file";
         warn(rebuilt);
       }
       if (storedIdentity !== identity || lexical.counts().files > 0) {

@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { workspaceDir } from "../../src/config/paths.js";
+import { CHUNKER_VERSION } from "../../src/index/chunk/index.js";
 import { indexWorkspace } from "../../src/index/indexer.js";
 import { indexLayout } from "../../src/index/layout.js";
 import { acquireLock, LockBusyError } from "../../src/index/lock.js";
@@ -200,6 +201,28 @@ describe("indexWorkspace", () => {
     expect(warnings.join("\n")).toMatch(/another version of umbra/);
     expect(report.files).toBe(9);
     expect((await searchPaths("parseMoney"))[0]?.path).toBe("billing/money.ts");
+  });
+
+  it("re-chunks every file of an index made by an older chunker, embedding only what came out new", async () => {
+    const embedder = new CountingEmbedder();
+    const first = await indexWorkspace(root, { config, env, embedder });
+    const db = new Database(indexLayout(workspaceDir(root, env)).lexical);
+    const identity = db.prepare("SELECT value FROM meta WHERE key = 'identity'").get() as { value: string };
+    expect(identity.value).toContain(`chunker ${CHUNKER_VERSION}`);
+    // what an index written before the chunker had a version records
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'identity'").run(
+      identity.value.replace(/\|chunker \d+$/, ""),
+    );
+    db.close();
+    const warnings: string[] = [];
+    const report = await indexWorkspace(root, { config, env, embedder, onWarning: (m) => warnings.push(m) });
+    expect(warnings.join("\n")).toMatch(/chunker changed; re-indexing every file/);
+    expect(report.changes.added).toBe(9);
+    expect(report.chunks).toBe(first.chunks);
+    // the machine-wide cache by chunk hash still serves every chunk
+    expect(report.embedded).toBe(0);
+    expect(report.cachedEmbeddings).toBe(first.embedded);
+    expect((await searchPaths("parseMoney", { embedder }))[0]?.path).toBe("billing/money.ts");
   });
 
   it("serialises two runs on one workspace: the second waits, or says why", async () => {

@@ -40,6 +40,15 @@ export interface ChunkOptions {
 
 export const DEFAULT_MAX_TOKENS = 400;
 
+/**
+ * Version of what `chunkFile` makes of a file (ranges, symbols, texts). An index records the version that
+ * chunked it and re-chunks every file when it differs; the embedding cache is keyed by chunk hash, so
+ * chunks that come out the same are not embedded again. Raise it whenever chunking output changes.
+ * 2: object literals of functions, Go function variables, C++ lambdas, Ruby define_method and
+ * `class << self` are definitions; `x.map(() => …)` at module level is not.
+ */
+export const CHUNKER_VERSION = 2;
+
 /** Files larger than this are chunked by lines: a syntax tree of them would cost too much memory. */
 const MAX_PARSE_LENGTH = 4 * 1024 * 1024;
 

@@ -1,3 +1,10 @@
-export { type Chunk, type ChunkOptions, chunkFile, DEFAULT_MAX_TOKENS, lineChunks } from "./chunker.js";
+export {
+  CHUNKER_VERSION,
+  type Chunk,
+  type ChunkOptions,
+  chunkFile,
+  DEFAULT_MAX_TOKENS,
+  lineChunks,
+} from "./chunker.js";
 export { detectLanguage, SUPPORTED_LANGUAGES } from "./languages.js";
 export { estimateTokens } from "./tokens.js";

@@ -69,6 +69,40 @@ const goMethod: NameReader = (node) => {
   return owner ? [owner, ...name] : name;
 };
 
+/** The one node of a list (`a, b := …`), undefined when it holds none or several. */
+function only(nodes: readonly (Node | null)[]): Node | undefined {
+  return nodes.length === 1 ? (nodes[0] ?? undefined) : undefined;
+}
+
+/** Go `var handler = func(…) {…}` and `worker := func(…) {…}`: one name given a function literal. */
+const goFunctionVariable: NameReader = (node) => {
+  const short = node.type === "short_var_declaration";
+  const value = only(field(node, short ? "right" : "value")?.namedChildren ?? []);
+  if (value?.type !== "func_literal") return undefined;
+  const name = only(short ? (field(node, "left")?.namedChildren ?? []) : node.childrenForFieldName("name"));
+  return name?.type === "identifier" ? [name.text] : undefined;
+};
+
+/** C++ `auto scale = [](double v) {…};`: a variable given a lambda. */
+const cppLambda: NameReader = (node) => {
+  const declarator = only(node.childrenForFieldName("declarator"));
+  if (declarator?.type !== "init_declarator" || field(declarator, "value")?.type !== "lambda_expression") {
+    return undefined;
+  }
+  const name = field(declarator, "declarator");
+  return name?.type === "identifier" ? [name.text] : undefined;
+};
+
+/** Ruby `define_method(:checkout) do … end`: a method made at run time, named by its symbol. */
+const rubyDefineMethod: NameReader = (node) => {
+  const method = field(node, "method")?.text;
+  if ((method !== "define_method" && method !== "define_singleton_method") || !field(node, "block")) {
+    return undefined;
+  }
+  const first = field(node, "arguments")?.namedChild(0);
+  return first?.type === "simple_symbol" ? [first.text.slice(1)] : undefined;
+};
+
 /** Rust `impl Trait for Type` / `impl Type` → the type's base name. */
 const rustImpl: NameReader = (node) => {
   const type = field(node, "type");
@@ -129,28 +163,51 @@ function functionValue(value: Node | null): Node | undefined {
   return node && FUNCTION_VALUES.has(node.type) ? node : undefined;
 }
 
+/** Methods that take a callback and give back data, not a function: `items.map((x) => …)` makes no symbol. */
+const DATA_METHODS = new Set(
+  "map flatMap filter reduce reduceRight find findLast findIndex some every forEach sort toSorted then catch finally".split(
+    " ",
+  ),
+);
+
 /**
  * A module-level value made by a call given a function: `export const Button = forwardRef((props) => …)`,
  * `export const GET = withAuth(async (req) => …)`. Inside functions such calls are ordinary statements
- * (`const doubled = items.map((x) => …)`), so only module-level ones count.
+ * (`const doubled = items.map((x) => …)`), so only module-level ones count, and never a call of an
+ * array or promise method (`const evens = list.filter((x) => …)` is data).
  */
 function wrappedFunction(value: Node | null, declaration: Node): boolean {
   const scope =
     declaration.parent?.type === "export_statement" ? declaration.parent.parent : declaration.parent;
   if (value?.type !== "call_expression" || scope?.type !== "program") return false;
+  const callee = field(value, "function");
+  if (callee?.type === "member_expression" && DATA_METHODS.has(field(callee, "property")?.text ?? "")) {
+    return false;
+  }
   const args = field(value, "arguments");
   return args?.namedChildren.some((arg) => functionValue(arg) !== undefined) ?? false;
 }
 
+/** An object literal holding at least one method or function-valued property: a namespace of functions. */
+function functionObject(value: Node | null): boolean {
+  if (value?.type !== "object") return false;
+  return value.namedChildren.some(
+    (member) =>
+      member?.type === "method_definition" ||
+      (member?.type === "pair" && functionValue(field(member, "value")) !== undefined),
+  );
+}
+
 /**
- * `const f = () => {…}`, `let C = class {…}`, `const g = (function () {…}) as G`, and module-level
- * `const h = wrap(() => {…})`: a declaration of one variable whose value is a function.
+ * `const f = () => {…}`, `let C = class {…}`, `const g = (function () {…}) as G`, module-level
+ * `const h = wrap(() => {…})`, and `const router = { match() {…} }` (its functions are router > match):
+ * a declaration of one variable whose value is a function or an object of functions.
  */
 const jsVariable: NameReader = (node) => {
   const declarators = node.namedChildren.filter((child) => child?.type === "variable_declarator");
   if (declarators.length !== 1 || !declarators[0]) return undefined;
   const value = field(declarators[0], "value");
-  if (!functionValue(value) && !wrappedFunction(value, node)) return undefined;
+  if (!functionValue(value) && !wrappedFunction(value, node) && !functionObject(value)) return undefined;
   const name = field(declarators[0], "name");
   return name && name.type === "identifier" ? [name.text] : undefined;
 };
@@ -250,8 +307,14 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     id: "go",
     grammar: "tree-sitter-go.wasm",
     extensions: [".go"],
-    definitions: { function_declaration: byName, method_declaration: goMethod, type_spec: byName },
-    wrappers: ["type_declaration"],
+    definitions: {
+      function_declaration: byName,
+      method_declaration: goMethod,
+      type_spec: byName,
+      var_spec: goFunctionVariable,
+      short_var_declaration: goFunctionVariable,
+    },
+    wrappers: ["type_declaration", "var_declaration"],
     attached: [],
   },
   {
@@ -314,6 +377,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
       enum_specifier: byNameWithBody,
       namespace_definition: byName,
       type_definition: cTypedef,
+      declaration: cppLambda,
     },
     wrappers: ["template_declaration"],
     attached: [],
@@ -344,8 +408,15 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     id: "ruby",
     grammar: "tree-sitter-ruby.wasm",
     extensions: [".rb", ".rake", ".gemspec", ".ru"],
-    definitions: { method: byName, singleton_method: byName, class: byName, module: byName },
-    wrappers: [],
+    definitions: {
+      method: byName,
+      singleton_method: byName,
+      class: byName,
+      module: byName,
+      call: rubyDefineMethod,
+    },
+    // `class << self … end` holding one method is named by it; holding several, its methods are Class > m
+    wrappers: ["singleton_class"],
     attached: [],
   },
   {

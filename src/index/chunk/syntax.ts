@@ -28,8 +28,11 @@ function definitionOf(spec: LanguageSpec, node: Node, depth = 0): Definition | u
   }
   if (depth < 3 && spec.wrappers.includes(node.type)) {
     let found: Definition | undefined;
-    for (const child of node.namedChildren) {
-      if (!child) continue;
+    // A wrapper with a body (Ruby's `class << self … end`) wraps what its body holds.
+    const body = node.childForFieldName("body");
+    const children = body ? [...node.namedChildren, ...body.namedChildren] : node.namedChildren;
+    for (const child of children) {
+      if (!child || child.id === body?.id) continue;
       const definition = definitionOf(spec, child, depth + 1);
       if (!definition) continue;
       if (found) return undefined; // wraps several definitions: a plain container

@@ -7,6 +7,7 @@ import type { Embedder } from "../embed/index.js";
 import type { ChunkRow, FileRow, LexicalStore } from "../store/lexical.js";
 import type { VectorStore } from "../store/vectors.js";
 import { type RankedList, reciprocalRankFusion } from "./fusion.js";
+import { HitAssembler } from "./hits.js";
 import { ImportResolver } from "./imports.js";
 import { PathIndex } from "./paths.js";
 import { type ParsedQuery, parseQuery } from "./query.js";
@@ -402,29 +403,25 @@ export async function search(
         dot: true,
       })
     : undefined;
-  const hits: SearchHit[] = [];
-  const staleness = new Map<string, Promise<boolean>>();
+  // Pieces of one symbol collapse into one hit and one file holds at most two of the first five while
+  // others match (see hits.ts); staleness is checked for the hits kept only.
+  const assembler = new HitAssembler(limit);
   // The ignore rules as they are now: a file ignored since it was indexed is never a hit.
   const ignoredNow = umbraIgnoreMatcher(context.root);
   for (const { id, score } of ranked) {
-    if (hits.length >= limit) break;
+    if (assembler.full()) break;
     const row = rows.get(id);
-    const file = row ? byPath.get(row.path) : undefined;
-    if (!row || !file) continue;
+    if (!row || !byPath.has(row.path)) continue;
     if (matchesGlob && !matchesGlob(row.path)) continue;
     if (options.language && row.language !== options.language) continue;
     if (await ignoredNow(row.path)) continue;
-    if (!staleness.has(file.path)) staleness.set(file.path, isStale(context.root, file));
-    hits.push({
-      path: row.path,
-      startLine: row.startLine,
-      endLine: row.endLine,
-      score,
-      symbol: row.symbol,
-      language: row.language,
-      stale: false,
-    });
+    assembler.add(row, score);
   }
-  for (const hit of hits) hit.stale = (await staleness.get(hit.path)) ?? false;
-  return hits;
+  const hits = assembler.hits();
+  const staleness = new Map<string, Promise<boolean>>();
+  for (const { path } of hits) {
+    const file = byPath.get(path);
+    if (file && !staleness.has(path)) staleness.set(path, isStale(context.root, file));
+  }
+  return Promise.all(hits.map(async (hit) => ({ ...hit, stale: (await staleness.get(hit.path)) ?? false })));
 }

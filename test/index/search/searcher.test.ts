@@ -78,3 +78,70 @@ describe("search legs", () => {
     expect(boosted.indexOf("pkg/render/cells.py")).toBeLessThan(plain.indexOf("pkg/render/cells.py"));
   });
 });
+
+/** A Python function of `lines` statements that each use `word`. */
+function pythonFunction(name: string, word: string, lines: number): string {
+  const statements = Array.from(
+    { length: lines },
+    (_, i) => `    total += ${word}_step(${i}, "${name} ${i}")`,
+  );
+  return `def ${name}(value):\n    total = 0\n${statements.join("\n")}\n    return total\n`;
+}
+
+async function hitsFor(text: string, options: SearchOptions = {}) {
+  await indexWorkspace(root, { config, env });
+  const index = await openIndex(root, config, env);
+  try {
+    return await search(index, text, { limit: 10, ...options });
+  } finally {
+    index.close();
+  }
+}
+
+describe("hit assembly", () => {
+  it("collapses the pieces of one split function into one hit covering their lines", async () => {
+    const big = pythonFunction("reconcile_ledger", "quasar", 120);
+    const small = pythonFunction("quasar_summary", "quasar", 3);
+    await put({ "ledger.py": `${big}\n\n${small}`, "notes.py": pythonFunction("other", "plain", 3) });
+    const hits = await hitsFor("quasar");
+    const pieces = hits.filter((hit) => hit.symbol === "reconcile_ledger");
+    expect(pieces).toHaveLength(1);
+    expect(pieces[0]).toMatchObject({ path: "ledger.py", startLine: 1 });
+    // the whole function: the chunker split it into several pieces, the hit covers them all
+    expect(pieces[0]?.endLine).toBe(big.trimEnd().split("\n").length);
+    expect(hits.some((hit) => hit.symbol === "quasar_summary")).toBe(true);
+  });
+
+  it("gives one file at most two of the first five hits while other files match", async () => {
+    const crowded = Array.from({ length: 6 }, (_, i) => pythonFunction(`nebula_${i}`, "nebula", 24)).join(
+      "\n\n",
+    );
+    const others: Record<string, string> = {};
+    for (const name of ["one", "two", "three", "four"]) {
+      others[`${name}.py`] =
+        `${pythonFunction(`${name}_other`, "plain", 24)}\n\ndef ${name}_uses():\n    return nebula_step(1)\n`;
+    }
+    await put({ "crowded.py": crowded, ...others });
+    // Chunk BM25 alone ranks crowded.py's six functions above every other file's one use of the word
+    // (the whole-file leg would lift the other files by itself).
+    const lexical = { weights: { file: 0, path: 0, vector: 0 } };
+    const hits = await hitsFor("nebula", lexical);
+    expect(hits.slice(0, 2).map((hit) => hit.symbol)).toEqual(["nebula_0", "nebula_1"]);
+    const top = hits.slice(0, 5).map((hit) => hit.path);
+    expect(top.filter((path) => path === "crowded.py")).toHaveLength(2);
+    expect(new Set(top).size).toBe(4);
+    // the file's other hits follow, best first
+    const rest = hits.slice(5).filter((hit) => hit.path === "crowded.py");
+    expect(rest.map((hit) => hit.symbol)).toEqual(["nebula_2", "nebula_3", "nebula_4", "nebula_5"]);
+  });
+
+  it("lets one file fill the first five when nothing else matches", async () => {
+    const crowded = Array.from({ length: 6 }, (_, i) => pythonFunction(`nebula_${i}`, "nebula", 24)).join(
+      "\n\n",
+    );
+    await put({ "crowded.py": crowded, "other.py": pythonFunction("unrelated", "plain", 24) });
+    // without the vector leg, which finds every file somewhat near, only crowded.py holds the word
+    const hits = await hitsFor("nebula", { weights: { vector: 0 } });
+    expect(hits.slice(0, 5).map((hit) => hit.path)).toEqual(Array(5).fill("crowded.py"));
+  });
+});
