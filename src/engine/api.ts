@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AcceptReport, RebaseReport } from "../accept/index.js";
+import type { AcceptReport, RebaseReport, UndoResult } from "../accept/index.js";
 import type { IndexStatus } from "../index/status.js";
 import type { Diag, HoverResult, LintResult, ServerStatus, SymbolInfo } from "../lsp/index.js";
 
@@ -104,6 +104,9 @@ export const acceptParams = z.object({
 
 export const statusParams = z.object({ root });
 
+/** Takes the workspace's last accept back. Not an MCP tool: only the user asks it (the CLI, the web page). */
+export const undoParams = z.object({ root });
+
 export const lintParams = z.object({
   root,
   path,
@@ -137,6 +140,7 @@ export const OPERATIONS = {
   rebase: branchParams,
   status: statusParams,
   lint: lintParams,
+  undo: undoParams,
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
@@ -292,6 +296,7 @@ export interface ResultMap {
   rebase: RebaseResult;
   status: StatusResult;
   lint: LintResult;
+  undo: UndoResult;
 }
 
 export type ResultOf<N extends OperationName> = ResultMap[N];

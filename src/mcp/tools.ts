@@ -13,7 +13,8 @@ import {
 } from "./texts.js";
 
 /**
- * The MCP tools: one per engine operation (all but `lint`, which the CLI uses), each a thin adapter.
+ * The MCP tools: one per engine operation (all but `lint`, which the CLI uses, and `undo`, which only the
+ * user asks), each a thin adapter.
  * Its input is the operation's parameters without `root` (the session's workspace, never the agent's
  * choice), from the same zod schema the engine checks; its result is the engine's result as
  * structured content plus a text a model reads well.
@@ -33,7 +34,7 @@ export const INSTRUCTIONS = [
 ].join(" ");
 
 /** The operations that are tools. */
-export type ToolOperation = Exclude<OperationName, "lint">;
+export type ToolOperation = Exclude<OperationName, "lint" | "undo">;
 
 export interface ToolSpec<N extends ToolOperation> {
   /** The MCP tool name (snake_case). */
