@@ -43,23 +43,26 @@ function parsePort(value: string): number {
   return port;
 }
 
-/** The HTTP API: the workspaces given are opened first (the API serves the open ones); its URL is printed first. */
+/** The HTTP API, with the workspaces given open (it serves the open ones); then its URL is printed, first. */
 async function startHttp(engine: Engine, port: number, roots: string[]): Promise<HttpApi> {
   const http = await serveHttpApi({
     engine,
     port,
     log: (line) => void process.stderr.write(`umbra: ${line}\n`),
   });
-  process.stdout.write(`${http.url}\n`);
   const opener = engine.connect("serve --http", {
     approveNetwork: async () => false,
     confirmAccept: async () => false,
   });
   try {
     for (const root of roots) await engine.call(opener, "status", { root });
+  } catch (error) {
+    await http.close();
+    throw error;
   } finally {
     engine.disconnect(opener);
   }
+  process.stdout.write(`${http.url}\n`);
   return http;
 }
 

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Caller, ClientHooks } from "../engine/api.js";
 import type { Engine } from "../engine/engine.js";
 import { HttpError, httpErrorOf } from "./errors.js";
@@ -12,6 +11,7 @@ import {
   sessionCookie,
   tokenMatches,
 } from "./guard.js";
+import { listenLoopback } from "./listen.js";
 import { openApiDocument } from "./openapi.js";
 import { inputSchema, inQuery, matchRoute, type OperationRoute, parseInput, queryInput } from "./routes.js";
 
@@ -76,14 +76,8 @@ export function workspaceId(root: string): string {
   return createHash("sha256").update(root).digest("hex").slice(0, 16);
 }
 
+/** A POST's JSON body; an empty one is `{}` (a rebase or an undo needs none). */
 async function readBody(req: IncomingMessage): Promise<unknown> {
-  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
-  if (type !== "application/json")
-    throw new HttpError(
-      415,
-      "UNSUPPORTED_MEDIA_TYPE",
-      "the body must be JSON (Content-Type: application/json)",
-    );
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -92,8 +86,16 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString("utf8");
+  if (text.trim() === "") return {};
+  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/json")
+    throw new HttpError(
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+      "the body must be JSON (Content-Type: application/json)",
+    );
   try {
-    return text.trim() === "" ? {} : JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw new HttpError(400, "BAD_REQUEST", "the body is not valid JSON");
   }
@@ -190,14 +192,7 @@ export async function serveHttpApi(options: HttpApiOptions): Promise<HttpApi> {
       else res.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  port = (server.address() as AddressInfo).port;
+  port = await listenLoopback(server, options.port);
   let closing: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}/?token=${secrets.token}`,

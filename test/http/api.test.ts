@@ -308,7 +308,8 @@ describe("branches: list, create, diff, rebase, discard, accept, undo", () => {
     ]);
     expect(body<DiffResult>(diff).diff).toContain("+// sum");
     await writeFile(join(root, "README.md"), "the user's own new file\n");
-    const rebase = await page.send("POST", `${ws}/branches/${id}/rebase`);
+    // a POST that needs no input needs no body, nor a Content-Type
+    const rebase = await raw(port, "POST", `${ws}/branches/${id}/rebase`, { cookie, "x-umbra-csrf": csrf });
     expect(rebase.status).toBe(200);
     const read = body<{ text: string }>(await page.get(`${ws}/file?path=README.md&branch=${id}`));
     expect(read.text).toContain("the user's own new file");
