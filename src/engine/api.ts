@@ -99,6 +99,12 @@ export const acceptParams = z.object({
   root,
   branch,
   files: z.array(path).max(100_000).optional(),
+  hunks: z
+    .array(z.number().int().min(1).max(1_000_000))
+    .min(1)
+    .max(100_000)
+    .optional()
+    .describe("with exactly one file in `files`: only these hunks of it, numbered from 1 as in its diff"),
   partial: z.boolean().default(false),
 });
 

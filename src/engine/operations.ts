@@ -218,7 +218,7 @@ const acceptOp: Handler<"accept"> = (ws, p, caller) =>
       allOrNothing: !p.partial,
       config: ws.config,
       env: ws.env,
-      ...(p.files ? { select: { files: p.files } } : {}),
+      ...(p.files || p.hunks ? { select: { files: p.files, ...(p.hunks ? { hunks: p.hunks } : {}) } } : {}),
     };
     const fail = (error: unknown): never => {
       if (error instanceof AcceptError && error.code === "USAGE")

@@ -85,7 +85,7 @@ export const ROUTES: readonly Route[] = [
     path: `${BRANCH}/accept`,
     operation: "accept",
     summary:
-      "write the branch's changes (all, or the files named) into the user's folder: confirmed only when the page asks it (a bearer client gets confirmed: false)",
+      "write the branch's changes (all, the files named, or hunks of one file) into the user's folder: confirmed only when the page asks it (a bearer client gets confirmed: false)",
   },
   { method: "DELETE", path: BRANCH, operation: "branchDiscard", summary: "throw the branch away" },
   {

@@ -227,7 +227,8 @@ export const TOOLS: { [N in ToolOperation]: ToolSpec<N> } = {
       "Asks the user to merge the branch into their folder (three-way: edits the user made meanwhile are " +
       "kept; overlapping changes are conflicts, left as the user has them). Nothing is written unless the " +
       "user confirms (or enabled accepts in their own settings); when the client cannot ask, nothing is " +
-      "accepted and the result says so. `files` accepts only those; `partial` writes what merges cleanly " +
+      "accepted and the result says so. `files` accepts only those (`hunks`, with one file: only those " +
+      "hunks of it, numbered as in its diff); `partial` writes what merges cleanly " +
       "even when other files conflict. A fully accepted branch is discarded.",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     text: acceptText,

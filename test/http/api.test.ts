@@ -377,6 +377,43 @@ describe("branches: list, create, diff, rebase, discard, accept, undo", () => {
   });
 });
 
+describe("accepting one hunk", () => {
+  it("writes only the hunk the page names; hunks without exactly one file are BAD_REQUEST", async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`);
+    await writeFile(join(root, "lines.txt"), `${lines.join("\n")}\n`);
+    const id = body<BranchSummary>(await page.send("POST", `${ws}/branches`, {})).id;
+    const edited = lines.map((line, i) => (i === 0 || i === 29 ? `${line} (agent)` : line));
+    await agent.call("writeFile", { root, branch: id, path: "lines.txt", content: `${edited.join("\n")}\n` });
+    const diff = body<DiffResult>(await page.get(`${ws}/branches/${id}/diff`)).diff;
+    expect(diff.match(/^@@/gm)).toHaveLength(2);
+    await changesNothing(async () => {
+      for (const payload of [
+        { hunks: [2] },
+        { files: ["lines.txt", "math.ts"], hunks: [2] },
+        { files: ["lines.txt"], hunks: [] },
+      ]) {
+        const bad = await page.send("POST", `${ws}/branches/${id}/accept`, payload);
+        expect(bad.status, JSON.stringify(payload)).toBe(400);
+        expect(errorOf(bad)?.code).toBe("BAD_REQUEST");
+      }
+    });
+    const accept = await page.send("POST", `${ws}/branches/${id}/accept`, {
+      files: ["lines.txt"],
+      hunks: [2],
+    });
+    expect(body<{ confirmed: boolean; written: boolean }>(accept)).toMatchObject({
+      confirmed: true,
+      written: true,
+    });
+    const now = (await readFile(join(root, "lines.txt"), "utf8")).split("\n");
+    expect(now[0]).toBe("line 1");
+    expect(now[29]).toBe("line 30 (agent)");
+    expect((await page.send("POST", `${ws}/undo`)).status).toBe(200);
+    expect(await readFile(join(root, "lines.txt"), "utf8")).toBe(`${lines.join("\n")}\n`);
+    await page.send("DELETE", `${ws}/branches/${id}`);
+  });
+});
+
 describe("the OpenAPI description", () => {
   it("describes every route, with the input the engine's schemas check", async () => {
     const answer = await bearer.get("/api/openapi.json");

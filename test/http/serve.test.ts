@@ -83,4 +83,19 @@ describe("umbra serve --http", () => {
     // the socket front end still serves the CLI beside it
     expect(umbraSync(env, ["serve", "--status"]).code).toBe(0);
   });
+
+  it("refuses --port and --root without --http, and a port that is no port: exit 2, one line", () => {
+    for (const [args, words] of [
+      [["--port", "8080"], "--port and --root need --http"],
+      [["--root", root], "--port and --root need --http"],
+      [["--http", "--port", "http"], "--port must be a number from 0 to 65535, got http"],
+      [["--http", "--port", "70000"], "--port must be a number from 0 to 65535, got 70000"],
+    ] as const) {
+      const outcome = umbraSync(env, ["serve", ...args]);
+      expect(outcome.code, args.join(" ")).toBe(2);
+      expect(outcome.stderr).toContain(words);
+      expect(outcome.stderr.trim().split("\n")).toHaveLength(1);
+      expect(outcome.stdout).toBe("");
+    }
+  });
 });
