@@ -55,7 +55,8 @@ export const COMMANDS: Record<string, CommandEntry> = {
     load: async () => (await import("./undo-command.js")).registerUndo,
   },
   serve: {
-    summary: "run the engine: indexes and language servers kept warm for every client, over a socket",
+    summary:
+      "run the engine: indexes and language servers kept warm for every client, over a socket (and --http: the HTTP API on 127.0.0.1)",
     load: async () => (await import("./serve-command.js")).registerServe,
   },
   mcp: {

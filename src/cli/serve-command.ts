@@ -6,12 +6,17 @@ import { EngineError } from "../engine/errors.js";
 import { type EnginePlace, enginePlace, privateEngineDir } from "../engine/place.js";
 import { holdServeLock, listenEngine } from "../engine/server.js";
 import { SocketEngine } from "../engine/socket-client.js";
+import { type HttpApi, serveHttpApi } from "../http/server.js";
 import { errorCode } from "../workspace/errors.js";
 import { UsageError } from "./errors.js";
+import { commandRoot } from "./root.js";
 import { printJson } from "./shared.js";
 
 interface ServeFlags {
   idleMinutes?: number;
+  http?: boolean;
+  port?: number;
+  root?: string[];
   stop?: boolean;
   status?: boolean;
   json?: boolean;
@@ -31,8 +36,48 @@ function duration(seconds: number): string {
   return h > 0 ? `${h}h ${m}m` : m > 0 ? `${m}m ${s}s` : `${s}s`;
 }
 
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new UsageError(`--port must be a number from 0 to 65535, got ${value}`);
+  return port;
+}
+
+/** The HTTP API, with the workspaces given open (it serves the open ones); then its URL is printed, first. */
+async function startHttp(engine: Engine, port: number, roots: string[]): Promise<HttpApi> {
+  const http = await serveHttpApi({
+    engine,
+    port,
+    log: (line) => void process.stderr.write(`umbra: ${line}\n`),
+  });
+  const opener = engine.connect("serve --http", {
+    approveNetwork: async () => false,
+    confirmAccept: async () => false,
+  });
+  try {
+    for (const root of roots) await engine.call(opener, "status", { root });
+  } catch (error) {
+    await http.close();
+    throw error;
+  } finally {
+    engine.disconnect(opener);
+  }
+  process.stdout.write(`${http.url}\n`);
+  return http;
+}
+
+interface HttpWish {
+  port: number;
+  roots: string[];
+}
+
 /** Runs the engine in this process until a signal, `umbra serve --stop`, or idle. */
-async function serve(place: EnginePlace, env: NodeJS.ProcessEnv, idleMinutes: number): Promise<void> {
+async function serve(
+  place: EnginePlace,
+  env: NodeJS.ProcessEnv,
+  idleMinutes: number,
+  httpWish: HttpWish | undefined,
+): Promise<void> {
   privateEngineDir(place, env, true);
   const release = await holdServeLock(place);
   try {
@@ -46,6 +91,13 @@ async function serve(place: EnginePlace, env: NodeJS.ProcessEnv, idleMinutes: nu
         throw error;
       },
     );
+    const http = httpWish
+      ? await startHttp(engine, httpWish.port, httpWish.roots).catch(async (error: unknown) => {
+          await server.stop("error");
+          await engine.close();
+          throw error;
+        })
+      : undefined;
     const onSignal = () => {
       void server.stop("signal");
       process.once("SIGINT", () => process.exit(130));
@@ -56,6 +108,7 @@ async function serve(place: EnginePlace, env: NodeJS.ProcessEnv, idleMinutes: nu
         `${idleMinutes > 0 ? ` (stops after ${idleMinutes} idle minute(s))` : ""}\n`,
     );
     const reason = await server.stopped;
+    await http?.close();
     await engine.close();
     process.stderr.write(`umbra: engine ${process.pid} stopped (${reason})\n`);
   } finally {
@@ -127,6 +180,15 @@ export function registerServe(program: Command): void {
       "stop after N minutes with no client connected and no request (0: never; default engine.idleMinutes, 30)",
       parseIdleMinutes,
     )
+    .option(
+      "--http",
+      "also serve the HTTP API on 127.0.0.1 (never another address); the first line printed is the URL to open, holding this start's token",
+    )
+    .option("--port <n>", "with --http: the port (default 0: a free one)", parsePort)
+    .option(
+      "--root <dir...>",
+      "with --http: workspaces to open at start (default: the current one); the API serves every workspace the engine has open",
+    )
     .option("--stop", "stop the running engine (waits until it has exited)")
     .option("--status", "say whether an engine runs: pid, clients, uptime (exit 1 when none runs)")
     .option(
@@ -135,12 +197,17 @@ export function registerServe(program: Command): void {
     )
     .action(async (flags: ServeFlags) => {
       if (flags.stop && flags.status) throw new UsageError("--stop and --status exclude each other");
+      if (!flags.http && (flags.port !== undefined || flags.root !== undefined))
+        throw new UsageError("--port and --root need --http");
       const env = process.env;
       const place = enginePlace(env);
       if (flags.status) return status(place, env, flags.json === true);
       if (flags.stop) return stop(place, env);
       // the user's own configuration: the engine serves every workspace, none of them may tune it
       const idleMinutes = flags.idleMinutes ?? loadConfig({ env }).engine.idleMinutes;
-      await serve(place, env, idleMinutes);
+      const roots = flags.http
+        ? await Promise.all((flags.root ?? [undefined]).map((dir) => commandRoot(dir, env)))
+        : [];
+      await serve(place, env, idleMinutes, flags.http ? { port: flags.port ?? 0, roots } : undefined);
     });
 }

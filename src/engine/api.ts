@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { AcceptReport, RebaseReport } from "../accept/index.js";
+import type { AcceptReport, RebaseReport, UndoResult } from "../accept/index.js";
 import type { IndexStatus } from "../index/status.js";
 import type { Diag, HoverResult, LintResult, ServerStatus, SymbolInfo } from "../lsp/index.js";
 
@@ -99,10 +99,19 @@ export const acceptParams = z.object({
   root,
   branch,
   files: z.array(path).max(100_000).optional(),
+  hunks: z
+    .array(z.number().int().min(1).max(1_000_000))
+    .min(1)
+    .max(100_000)
+    .optional()
+    .describe("with exactly one file in `files`: only these hunks of it, numbered from 1 as in its diff"),
   partial: z.boolean().default(false),
 });
 
 export const statusParams = z.object({ root });
+
+/** Takes the workspace's last accept back. Not an MCP tool: only the user asks it (the CLI, the web page). */
+export const undoParams = z.object({ root });
 
 export const lintParams = z.object({
   root,
@@ -137,6 +146,7 @@ export const OPERATIONS = {
   rebase: branchParams,
   status: statusParams,
   lint: lintParams,
+  undo: undoParams,
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
@@ -292,6 +302,7 @@ export interface ResultMap {
   rebase: RebaseResult;
   status: StatusResult;
   lint: LintResult;
+  undo: UndoResult;
 }
 
 export type ResultOf<N extends OperationName> = ResultMap[N];

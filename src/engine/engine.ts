@@ -55,6 +55,11 @@ export class Engine {
     this.clients.delete(caller.id);
   }
 
+  /** The workspaces a client touched, open now (their real paths). */
+  workspaces(): string[] {
+    return this.hub.roots();
+  }
+
   get clientCount(): number {
     return this.clients.size;
   }

@@ -1,4 +1,4 @@
-import { AcceptError, acceptChanges, rebaseBranch } from "../accept/index.js";
+import { AcceptError, acceptChanges, rebaseBranch, undoLastAccept } from "../accept/index.js";
 import { agentChanges } from "../agent/run.js";
 import { refused } from "../agent/tools/files.js";
 import {
@@ -218,7 +218,7 @@ const acceptOp: Handler<"accept"> = (ws, p, caller) =>
       allOrNothing: !p.partial,
       config: ws.config,
       env: ws.env,
-      ...(p.files ? { select: { files: p.files } } : {}),
+      ...(p.files || p.hunks ? { select: { files: p.files, ...(p.hunks ? { hunks: p.hunks } : {}) } } : {}),
     };
     const fail = (error: unknown): never => {
       if (error instanceof AcceptError && error.code === "USAGE")
@@ -304,6 +304,7 @@ const HANDLERS: { [N in OperationName]: Handler<N> } = {
   rebase: (ws, p) => ws.inBranch(p.branch, ({ branch }) => rebaseBranch(branch)),
   status: statusOp,
   lint: lintOp,
+  undo: (ws) => undoLastAccept(ws.root, { env: ws.env }),
 };
 
 /** The engine's error for a failure of the layers below (their own error types). */

@@ -563,6 +563,11 @@ export class WorkspaceHub {
     return workspace;
   }
 
+  /** The roots of the workspaces open now (real paths), sorted. */
+  roots(): string[] {
+    return [...this.open.keys()].sort();
+  }
+
   async close(): Promise<void> {
     const all = await Promise.all([...this.open.values()].map((ws) => ws.catch(() => undefined)));
     this.open.clear();

@@ -24,10 +24,20 @@ function digest(text: string): Buffer {
   return createHash("sha256").update(text).digest();
 }
 
+/** Whether `given` is `secret` (compared in constant time). */
+export function secretMatches(given: string | undefined, secret: string): boolean {
+  return given !== undefined && timingSafeEqual(digest(given), digest(secret));
+}
+
 /** Whether `header` is `Bearer TOKEN` for this token (compared in constant time). */
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-  return match?.[1] !== undefined && timingSafeEqual(digest(match[1]), digest(token));
+export function bearerMatches(header: string | undefined, token: string): boolean {
+  return secretMatches(/^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1], token);
+}
+
+/** Whether a Host header names this server by a loopback name (DNS rebinding sends another name). */
+export function loopbackHost(host: string | undefined, port: number): boolean {
+  const name = (host ?? "").toLowerCase();
+  return [...LOOPBACK_NAMES].some((loopback) => name === `${loopback}:${port}`);
 }
 
 /** Whether an Origin header names a page of this machine (http or https on a loopback name, any port). */
@@ -42,8 +52,7 @@ function loopbackOrigin(origin: string): boolean {
 
 /** Why a request to the server on `port` is refused; undefined when it may pass. */
 export function refusal(headers: IncomingHttpHeaders, port: number, token: string): Refusal | undefined {
-  const host = (headers.host ?? "").toLowerCase();
-  if (![...LOOPBACK_NAMES].some((name) => host === `${name}:${port}`))
+  if (!loopbackHost(headers.host, port))
     return { status: 403, message: `Host must be 127.0.0.1:${port} or localhost:${port}` };
   const origin = headers.origin;
   if (origin !== undefined && !loopbackOrigin(origin))

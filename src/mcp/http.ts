@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { listenLoopback } from "../http/listen.js";
 import { newToken, refusal } from "./guard.js";
 import type { McpSession } from "./session.js";
 
@@ -106,14 +106,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
       else res.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  port = (server.address() as AddressInfo).port;
+  port = await listenLoopback(server, options.port);
   const tokenFile = options.tokenFile.replace("{port}", String(port));
   try {
     await writeToken(tokenFile, token);

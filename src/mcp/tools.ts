@@ -13,7 +13,8 @@ import {
 } from "./texts.js";
 
 /**
- * The MCP tools: one per engine operation (all but `lint`, which the CLI uses), each a thin adapter.
+ * The MCP tools: one per engine operation (all but `lint`, which the CLI uses, and `undo`, which only the
+ * user asks), each a thin adapter.
  * Its input is the operation's parameters without `root` (the session's workspace, never the agent's
  * choice), from the same zod schema the engine checks; its result is the engine's result as
  * structured content plus a text a model reads well.
@@ -33,7 +34,7 @@ export const INSTRUCTIONS = [
 ].join(" ");
 
 /** The operations that are tools. */
-export type ToolOperation = Exclude<OperationName, "lint">;
+export type ToolOperation = Exclude<OperationName, "lint" | "undo">;
 
 export interface ToolSpec<N extends ToolOperation> {
   /** The MCP tool name (snake_case). */
@@ -226,7 +227,8 @@ export const TOOLS: { [N in ToolOperation]: ToolSpec<N> } = {
       "Asks the user to merge the branch into their folder (three-way: edits the user made meanwhile are " +
       "kept; overlapping changes are conflicts, left as the user has them). Nothing is written unless the " +
       "user confirms (or enabled accepts in their own settings); when the client cannot ask, nothing is " +
-      "accepted and the result says so. `files` accepts only those; `partial` writes what merges cleanly " +
+      "accepted and the result says so. `files` accepts only those (`hunks`, with one file: only those " +
+      "hunks of it, numbered as in its diff); `partial` writes what merges cleanly " +
       "even when other files conflict. A fully accepted branch is discarded.",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     text: acceptText,
