@@ -8,7 +8,9 @@
  *   node bench/retrieval/ablation.mjs [REPO_FILTER] [VARIANTS_JSON] [--show]
  *   node bench/retrieval/ablation.mjs sphinx '{"default":{},"no-vector":{"weights":{"vector":0}}}'
  *
- * Uses the working clones under bench/.work/repos (made by run.mjs) and UMBRA_HOME=bench/.work/umbra-home.
+ * Uses the working clones under bench/.work/repos (made by run.mjs) and UMBRA_HOME=bench/.work/umbra-home;
+ * $ABLATION_REPOS and $UMBRA_HOME replace them (two runs at once need clones of their own: each checks out
+ * the tasks' commits in place; bench/semantic/README.md compares two embedders this way).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -29,14 +31,18 @@ const variants = JSON.parse(
   args[1] ??
     '{"default":{},"no-vector":{"weights":{"vector":0}},"no-file-leg":{"weights":{"file":0}},"no-path-leg":{"weights":{"path":0}},"no-exact":{"weights":{"exact":0}},"no-import-boost":{"importBoost":0},"no-prior":{"prior":false}}',
 );
-const env = { ...process.env, UMBRA_HOME: join(ROOT, "bench", ".work", "umbra-home") };
+const env = {
+  ...process.env,
+  UMBRA_HOME: process.env.UMBRA_HOME ?? join(ROOT, "bench", ".work", "umbra-home"),
+};
 const config = loadConfig({ env: {} });
 const tasks = readFileSync(join(ROOT, "..", "shared", "eval", "swebench-dev.jsonl"), "utf8")
   .split("\n")
   .filter(Boolean)
   .map((line) => JSON.parse(line))
   .filter((task) => task.repo.includes(repoFilter));
-const clone = (/** @type {string} */ repo) => join(ROOT, "bench", ".work", "repos", repo.replace("/", "+"));
+const repos = process.env.ABLATION_REPOS ?? join(ROOT, "bench", ".work", "repos");
+const clone = (/** @type {string} */ repo) => join(repos, repo.replace("/", "+"));
 const commitTime = (/** @type {{repo: string, base_commit: string}} */ t) =>
   Number(
     execFileSync("git", ["-C", clone(t.repo), "show", "-s", "--format=%ct", t.base_commit], {
