@@ -56,7 +56,10 @@ describe("classifyQuery", () => {
       "a traceback inside prose",
       'Sphinx crashes on my project.\n\nTraceback (most recent call last):\n  File "sphinx/cmd/build.py", line 280, in build_main\n    app.build()\nAttributeError: x\n\nIt worked with 3.4. I use the default theme and a custom extension that adds a directive, and nothing else.',
     ],
-    ["markdown headings", "### Describe the bug\nThe router ignores trailing slashes\n### Expected behaviour\nA 308"],
+    [
+      "markdown headings",
+      "### Describe the bug\nThe router ignores trailing slashes\n### Expected behaviour\nA 308",
+    ],
   ])("reads a bug report: %s", (_, text) => {
     expect(kindOf(text)).toBe("report");
   });
