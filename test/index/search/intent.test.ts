@@ -181,7 +181,7 @@ describe("classifyQuery", () => {
       "a.".repeat(100_000),
       `at ${"a.".repeat(100_000)}`,
       `${"a:1".repeat(50_000)}x`,
-      "(".repeat(1000) + "x" + ")".repeat(1000),
+      `${"(".repeat(1000)}x${")".repeat(1000)}`,
       `File "${"x".repeat(100_000)}`,
       "`a".repeat(100_000),
       `${"Error ".repeat(30_000)}\n`.repeat(3),
