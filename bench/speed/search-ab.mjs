@@ -6,7 +6,8 @@
  * that a loaded machine slows both alike; the first of the rounds is a warm-up and not counted. Also
  * checks that both return the same hits for every query. Queries: bench/mcp/queries.mjs. The index is the
  * one bench/speed section 4 builds (bench/.work/speed/home-big).
- * Usage: node bench/speed/search-ab.mjs --base COMMIT [--big DIR] [--rounds N]
+ * Usage: node bench/speed/search-ab.mjs --base COMMIT [--big DIR] [--home DIR] [--rounds N]
+ * (`--home`: the UMBRA_HOME that holds DIR's index, default bench/.work/speed/home-big)
  */
 import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
@@ -21,6 +22,7 @@ const { values } = parseArgs({
   options: {
     base: { type: "string" },
     big: { type: "string", default: join(ROOT, "bench", ".work", "big") },
+    home: { type: "string", default: join(ROOT, "bench", ".work", "speed", "home-big") },
     rounds: { type: "string", default: "3" },
   },
 });
@@ -43,7 +45,7 @@ if (!existsSync(join(baseDir, "dist", "index", "open.js"))) {
 }
 
 const big = resolve(values.big);
-const env = { ...process.env, UMBRA_HOME: join(ROOT, "bench", ".work", "speed", "home-big") };
+const env = { ...process.env, UMBRA_HOME: resolve(values.home) };
 /** @param {string} dist */
 async function build(dist) {
   const { openIndex } = await import(join(dist, "index", "open.js"));

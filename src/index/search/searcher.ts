@@ -221,13 +221,14 @@ function exactLeg(
 /**
  * The chunks a path, a location or an identifier names, to come first like a jump: the chunks holding the
  * lines, the file's first chunk, or the first chunk of each definition of the name (implementation code
- * first, then by `rank`; those whose symbol path or file path hold the name's qualifiers when any do).
+ * first, then as `ranked` has them; those whose symbol path or file path hold the name's qualifiers when
+ * any do).
  */
 function jumpTargets(
   context: SearchContext,
   intent: QueryIntent,
   files: ReadonlyMap<string, readonly FileRow[]>,
-  rank: ReadonlyMap<number, number>,
+  ranked: readonly { id: number }[],
 ): ChunkRow[] {
   if (intent.target) {
     const file = matchPath(files, intent.target.path);
@@ -255,6 +256,7 @@ function jumpTargets(
   const all = [...first.values()];
   const definitions = all.some(qualified) ? all.filter(qualified) : all;
   const order = (row: ChunkRow) => (fileRole(row.path) === "source" ? 0 : 1);
+  const rank = new Map(ranked.map((hit, i) => [hit.id, i]));
   return definitions
     .sort(
       (a, b) =>
@@ -469,10 +471,7 @@ export async function search(
       ? await boostImported(context, fused, rows, snapshot, options.importBoost ?? DEFAULT_IMPORT_BOOST)
       : fused;
   // a path, a line or a name resolves like a jump: what it names first, the other legs after
-  const jump =
-    weights.exact > 0
-      ? jumpTargets(context, intent, snapshot.byName, new Map(boosted.map((hit, i) => [hit.id, i])))
-      : [];
+  const jump = weights.exact > 0 ? jumpTargets(context, intent, snapshot.byName, boosted) : [];
   for (const row of jump) rows.set(row.id, row);
   const ranked = jumpFirst(jump, boosted);
   // picomatch (CommonJS) is loaded only for a search that has a --path glob
