@@ -51,6 +51,7 @@ const TRACE_LINE = [
   /^File "[^"]*", line \d+/,
   /^at \S/,
   /^\S+\.go:\d+/,
+  /^\S+\.\w+:\d+(?::\d+)?$/,
   /^goroutine \d+ \[/,
   /^(?:panic|fatal error|created by|exit status|Caused by|Exception in thread|During handling of the above exception|The above exception)\b/,
   /^[^\s(]+\(.*\)(?: \+0x[0-9a-f]+)?$/,
@@ -175,17 +176,21 @@ function leadingLines(text: string, limit: number): string[] {
 }
 
 /**
- * Most of the text is frames, exceptions, or the source lines a Python traceback quotes under a frame
- * (counted in characters: a line of prose says more than a frame).
+ * The text starts as a trace does and most of it is frames, exceptions, or the source lines a Python
+ * traceback quotes under a frame (counted in characters: a line of prose says more than a frame). A bug
+ * report that quotes a trace starts with its title.
  */
 function isTrace(text: string, query: ParsedQuery): boolean {
   if (query.frames.length === 0) return false;
+  const isTraceLine = (line: string) => TRACE_LINE.some((pattern) => pattern.test(line));
+  const lines = leadingLines(text, Number.POSITIVE_INFINITY).filter((line) => !line.startsWith("```"));
+  if (!isTraceLine(lines[0] ?? "")) return false;
   let total = 0;
   let inTrace = 0;
   let quoted = false; // the line after a Python frame quotes the source
-  for (const line of leadingLines(text, Number.POSITIVE_INFINITY)) {
+  for (const line of lines) {
     total += line.length;
-    if (quoted || TRACE_LINE.some((pattern) => pattern.test(line))) inTrace += line.length;
+    if (quoted || isTraceLine(line)) inTrace += line.length;
     quoted = line.startsWith("File ");
   }
   return inTrace >= TRACE_SHARE * total;

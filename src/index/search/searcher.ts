@@ -60,7 +60,7 @@ const IMPORTERS_FOLLOWED = 3;
 const DEFAULT_IMPORT_BOOST = 0.1;
 /** Reports and traces with at least this many distinct terms are descriptive: the file-role prior applies. */
 const DESCRIPTIVE_QUERY_TERMS = 6;
-/** The most chunks a query jumps to (the lines of a range, the definitions of a name). */
+/** The most chunks a query jumps to (the lines of a range, the definitions of a name, a trace's frames). */
 const MAX_JUMP = 10;
 /** Chunks read for the definitions of a name, before the best few are kept. */
 const DEFINITIONS_READ = 100;
@@ -470,8 +470,14 @@ export async function search(
     descriptive && prose
       ? await boostImported(context, fused, rows, snapshot, options.importBoost ?? DEFAULT_IMPORT_BOOST)
       : fused;
-  // a path, a line or a name resolves like a jump: what it names first, the other legs after
-  const jump = weights.exact > 0 ? jumpTargets(context, intent, snapshot.byName, boosted) : [];
+  // a path, a line, a name or a trace resolves like a jump: what it names first (a trace: its frames,
+  // innermost first), the other legs after
+  const jump =
+    weights.exact === 0
+      ? []
+      : intent.kind === "trace"
+        ? [...named].flatMap((id) => rows.get(id) ?? []).slice(0, MAX_JUMP)
+        : jumpTargets(context, intent, snapshot.byName, boosted);
   for (const row of jump) rows.set(row.id, row);
   const ranked = jumpFirst(jump, boosted);
   // picomatch (CommonJS) is loaded only for a search that has a --path glob

@@ -129,6 +129,18 @@ describe("search by intent", () => {
     }
   });
 
+  it("puts the innermost frame of a Node trace first", async () => {
+    const trace = [
+      "TypeError: Cannot read properties of undefined (reading 'length')",
+      `    at splitSegments (/srv/app/src/router/trie.ts:${lineOf("splitSegments") + 2}:9)`,
+      `    at compileRoute (/srv/app/src/router/trie.ts:${lineOf("compileRoute") + 2}:3)`,
+      "    at node:internal/main/run_main_module:28:49",
+    ].join("\n");
+    const { hits: found, intent } = await hits(trace);
+    expect(intent?.kind).toBe("trace");
+    expect(found[0]).toMatchObject({ path: "src/router/trie.ts", symbol: "splitSegments" });
+  });
+
   it("puts a named file first, then the other legs' hits", async () => {
     const { hits: found, intent } = await hits("src/flask/sessions.py");
     expect(intent?.kind).toBe("path");

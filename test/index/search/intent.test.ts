@@ -57,6 +57,10 @@ describe("classifyQuery", () => {
       'Sphinx crashes on my project.\n\nTraceback (most recent call last):\n  File "sphinx/cmd/build.py", line 280, in build_main\n    app.build()\nAttributeError: x\n\nIt worked with 3.4. I use the default theme and a custom extension that adds a directive, and nothing else.',
     ],
     [
+      "a title, code and a long traceback",
+      `ds.merge(da) fails\nWhile xr.merge works, the method fails.\n\n\`\`\`\nTraceback (most recent call last):\n${'  File "/home/me/xarray/xarray/core/merge.py", line 394, in coerce_pandas_values\n    for k, v in obj.items():\n'.repeat(6)}AttributeError: 'DataArray' object has no attribute 'items'\n\`\`\``,
+    ],
+    [
       "markdown headings",
       "### Describe the bug\nThe router ignores trailing slashes\n### Expected behaviour\nA 308",
     ],
@@ -137,6 +141,10 @@ describe("classifyQuery", () => {
     [
       "Go",
       "panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\nmain.pick(...)\n\t/home/me/proj/main.go:8\nmain.main()\n\t/home/me/proj/main.go:14 +0x1d\nexit status 2",
+    ],
+    [
+      "Node, from the throwing line",
+      "/srv/app/src/view.js:12\n    throw new Error('no view');\n    ^\n\nError: no view\n    at render (/srv/app/src/view.js:12:11)",
     ],
   ])("reads a %s stack trace", (_, text) => {
     expect(kindOf(text)).toBe("trace");
