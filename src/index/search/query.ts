@@ -149,7 +149,8 @@ function parseFrames(text: string): Frame[] {
     // `com.example.Foo$Inner.` → folders com/example (the class and its inner classes are not folders)
     const folders = (m[1] ?? "").split(".").slice(0, -2);
     const path = [...folders, m[3] ?? ""].join("/");
-    frames.push({ path, line: Number(m[4]), symbol: (m[2] ?? "").replace(/[<>]/g, "") || "init" });
+    const symbol = (m[2] ?? "").replace(/[<>]/g, ""); // `<init>`: a constructor
+    frames.push({ path, line: Number(m[4]), ...(symbol ? { symbol } : {}) });
   }
   for (const m of text.matchAll(GO_FRAME))
     frames.push({ path: normalisePath(m[1] ?? ""), line: Number(m[2]) });
