@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { AcceptReport, RebaseReport, UndoResult } from "../accept/index.js";
+import type { IntentKind } from "../index/search/intent.js";
 import type { IndexStatus } from "../index/status.js";
 import type { Diag, HoverResult, LintResult, ServerStatus, SymbolInfo } from "../lsp/index.js";
 
@@ -184,6 +185,8 @@ export interface IndexFreshness {
 export interface SearchResult {
   hits: SearchHit[];
   index: IndexFreshness;
+  /** What the query was read as, which decides how it was ranked (see src/index/search/intent.ts). */
+  intent: IntentKind;
 }
 
 export interface GrepResult {

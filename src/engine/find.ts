@@ -1,4 +1,5 @@
 import { cleanPath } from "../agent/tools/types.js";
+import type { IntentKind } from "../index/search/intent.js";
 import { search } from "../index/search/searcher.js";
 import type { BranchFiles } from "../shadow/index.js";
 import { FileAccessError, shownPath } from "../workspace/errors.js";
@@ -72,8 +73,12 @@ async function previewTexts(ws: Workspace, root: string, paths: string[]): Promi
 
 export const searchOp: Handler<"search"> = async (ws, p, _caller, call) =>
   ws.withIndex(p.build, call, async (index): Promise<SearchResult> => {
+    let intent: IntentKind = "question";
     const hits = await search(index, p.query, {
       limit: p.limit,
+      onIntent: (read) => {
+        intent = read.kind;
+      },
       ...(p.path ? { pathGlob: p.path } : {}),
       ...(p.lang ? { language: p.lang } : {}),
     });
@@ -96,7 +101,7 @@ export const searchOp: Handler<"search"> = async (ws, p, _caller, call) =>
         preview,
       });
     }
-    return { hits: shown, index: ws.freshness(index) };
+    return { hits: shown, index: ws.freshness(index), intent };
   });
 
 export const grepOp: Handler<"grep"> = async (ws, p) => {

@@ -32,6 +32,16 @@ function indent(text: string, prefix = "    "): string {
     .join("\n");
 }
 
+/** How each kind of query was ranked, in a few words. */
+const INTENT_WORDS: Record<SearchResult["intent"], string> = {
+  question: "a question: implementation code first",
+  report: "a bug report",
+  identifier: "an identifier: its definition first",
+  path: "a path: that file first",
+  location: "a line of a file: that chunk first",
+  trace: "a stack trace: its frames first",
+};
+
 export function searchText(result: SearchResult): string {
   const { index } = result;
   const freshness = [
@@ -40,7 +50,8 @@ export function searchText(result: SearchResult): string {
     index.syncing ? "a sync is running" : undefined,
     index.watched ? "kept fresh by a watcher" : "not watched: run status to see how fresh it is",
   ].filter((part) => part !== undefined);
-  if (result.hits.length === 0) return `no hits (${freshness.join("; ")})`;
+  const read = `query read as ${INTENT_WORDS[result.intent]}`;
+  if (result.hits.length === 0) return `no hits (${read}; ${freshness.join("; ")})`;
   const hits = result.hits.map((hit) => {
     const head = [
       `${oneLine(hit.path)}:${hit.startLine}-${hit.endLine}`,
@@ -50,7 +61,7 @@ export function searchText(result: SearchResult): string {
     ].filter((part) => part !== undefined);
     return hit.preview ? `${head.join("  ")}\n${indent(hit.preview)}` : head.join("  ");
   });
-  return `${plural(result.hits.length, "hit")} (${freshness.join("; ")})\n\n${hits.join("\n\n")}`;
+  return `${plural(result.hits.length, "hit")} (${read}; ${freshness.join("; ")})\n\n${hits.join("\n\n")}`;
 }
 
 export function grepText(result: GrepResult): string {

@@ -270,6 +270,8 @@ describe("engine operations", () => {
     // a hit shows its first lines as the file holds them now
     expect(found.hits.find((hit) => hit.path === "src/math.js")?.preview).toContain("a + b");
     expect(found.hits.every((hit) => hit.path !== ".env")).toBe(true);
+    // one name is read as an identifier (its definition first)
+    expect(found.intent).toBe("identifier");
     const status = await api.call("status", { root });
     expect(status.index.indexed).toBe(true);
     expect(status.engine.clients).toBe(1);

@@ -113,6 +113,8 @@ describe("umbra mcp over stdio", () => {
     const found = await callTool(client, "search", { query: "mul multiply numbers" });
     expect(found.isError).toBe(false);
     expect((found.data.hits as { path: string }[]).map((hit) => hit.path)).toContain("calc.js");
+    expect(found.data.intent).toBe("question");
+    expect(found.text).toContain("query read as a question");
     expect((await callTool(client, "read_file", { path: "calc.js" })).text).toMatch(/1\| export const mul/);
 
     const made = await callTool(client, "branch_create", { label: "fix mul" });

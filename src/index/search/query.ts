@@ -1,6 +1,6 @@
 import { codeTokens, identifiers, splitIdentifier } from "../tokenize.js";
 
-/** A stack-trace frame found in a query. */
+/** A stack-trace frame found in a query (or a link to a line of a file, which points the same way). */
 export interface Frame {
   path: string;
   line?: number;
@@ -18,6 +18,7 @@ export interface ParsedQuery {
   identifiers: string[];
   /** Paths or dotted module names mentioned, normalised to `a/b/c` (extension kept when given). */
   paths: string[];
+  /** Frames, the innermost of each trace first (Python's last), then links to a line as written. */
   frames: Frame[];
 }
 
@@ -42,12 +43,18 @@ const FILE_EXTENSIONS =
   "py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|md|rst|txt|json|toml|yaml|yml|cfg|ini|html|css|scss|vue|svelte|swift|scala|sh";
 const FILE_PATH = new RegExp(`(?:[A-Za-z0-9_.-]+\\/)*[A-Za-z0-9_.-]+\\.(?:${FILE_EXTENSIONS})\\b`, "g");
 const FILE_NAME = new RegExp(`\\.(?:${FILE_EXTENSIONS})$`);
+/** A run of the characters paths are made of; FILE_PATH is matched within runs no longer than MAX_PATH. */
+const PATH_RUN = /[A-Za-z0-9_./-]+/g;
+/** Longer runs are not paths, and FILE_PATH (which backtracks) would cost their length squared. */
+const MAX_PATH = 512;
 const PYTHON_FRAME = /File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>]*))?/g;
 const JS_FRAME = /at (?:([\w$.<>]+) )?\(?((?:[A-Za-z]:)?[^\s():]+\.[A-Za-z]+):(\d+)(?::\d+)?\)?/g;
 /** A link to a line of a file in a repository (`…/blob/<ref>/path/to/file.py#L35`): a pointer like a frame. */
 const LINE_LINK =
   /https?:\/\/(?:github\.com|gitlab\.com|bitbucket\.org)\/[^\s/]+\/[^\s/]+\/(?:-\/)?(?:blob|src)\/[^\s/]+\/([^\s#?]+)#L(\d+)/g;
-const GO_FRAME = /^\s*((?:[\w.-]+\/)*[\w.-]+\.go):(\d+)/gm;
+const GO_FRAME = /^\s*\/?((?:[\w.-]+\/)*[\w.-]+\.go):(\d+)/gm;
+/** `at com.example.Foo.bar(Foo.java:42)`: the package names the folders of the file. */
+const JAVA_FRAME = /\bat ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$-]+\.(?:java|kt|scala|groovy)):(\d+)\)/g;
 const DOTTED = /\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b/g;
 const CALLED = /\b([A-Za-z_][A-Za-z0-9_]*)\s*\(/g;
 /** A method or module function called as `obj.name(`: code, even when the name is an English word. */
@@ -127,20 +134,37 @@ class TermWeights {
 const URL = /\b(?:https?|ftp):\/\/\S+|\bwww\.\S+/g;
 
 function parseFrames(text: string): Frame[] {
-  const frames: Frame[] = [];
+  const python: Frame[] = [];
   for (const m of text.matchAll(PYTHON_FRAME)) {
     const symbol = m[3] && m[3] !== "<module>" ? m[3] : undefined;
-    frames.push({ path: normalisePath(m[1] ?? ""), line: Number(m[2]), ...(symbol ? { symbol } : {}) });
+    python.push({ path: normalisePath(m[1] ?? ""), line: Number(m[2]), ...(symbol ? { symbol } : {}) });
   }
+  const frames = python.reverse(); // a Python traceback ends with the innermost call; the others start with it
   for (const m of text.matchAll(JS_FRAME)) {
     if (m[2]?.includes("node:internal")) continue;
     const symbol = m[1]?.split(".").pop();
     frames.push({ path: normalisePath(m[2] ?? ""), line: Number(m[3]), ...(symbol ? { symbol } : {}) });
   }
-  for (const m of text.matchAll(LINE_LINK)) frames.push({ path: m[1] ?? "", line: Number(m[2]) });
+  for (const m of text.matchAll(JAVA_FRAME)) {
+    // `com.example.Foo$Inner.` → folders com/example (the class and its inner classes are not folders)
+    const folders = (m[1] ?? "").split(".").slice(0, -2);
+    const path = [...folders, m[3] ?? ""].join("/");
+    const symbol = (m[2] ?? "").replace(/[<>]/g, ""); // `<init>`: a constructor
+    frames.push({ path, line: Number(m[4]), ...(symbol ? { symbol } : {}) });
+  }
   for (const m of text.matchAll(GO_FRAME))
     frames.push({ path: normalisePath(m[1] ?? ""), line: Number(m[2]) });
+  for (const m of text.matchAll(LINE_LINK)) frames.push({ path: m[1] ?? "", line: Number(m[2]) });
   return frames;
+}
+
+/** File paths written in the text (`src/app.ts`, `conf.py`), as written. */
+function filePaths(text: string): string[] {
+  const found: string[] = [];
+  for (const [run] of text.matchAll(PATH_RUN)) {
+    if (run.length <= MAX_PATH) for (const [path] of run.matchAll(FILE_PATH)) found.push(path);
+  }
+  return found;
 }
 
 /**
@@ -167,7 +191,7 @@ export function parseQuery(original: string): ParsedQuery {
 
   const paths = new Set<string>();
   for (const frame of frames) paths.add(frame.path);
-  for (const m of withoutUrls.matchAll(FILE_PATH)) paths.add(normalisePath(m[0]));
+  for (const path of filePaths(withoutUrls)) paths.add(normalisePath(path));
   for (const name of withoutUrls.match(DOTTED) ?? []) {
     const parts = name.split(".");
     // a dotted module path such as `pkg.sub.module` (not `self.x` or a file name with an extension)

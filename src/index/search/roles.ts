@@ -1,3 +1,5 @@
+import type { QueryIntent } from "./intent.js";
+
 /** What a file is for, judged from its path: implementation code, tests, docs, or configuration and data. */
 export type FileRole = "source" | "test" | "docs" | "config";
 
@@ -67,3 +69,21 @@ export function fileRole(path: string): FileRole {
  * mention the same words come after it unless nothing else matches.
  */
 export const CODE_FIRST_PRIOR: Record<FileRole, number> = { source: 1, test: 0.2, docs: 0.1, config: 0.1 };
+
+/**
+ * The prior a query's ranking takes: code first for a question (tests or docs alike with code when it asks
+ * about them) and for a descriptive report or trace; none for a name or a path, which want exactly where
+ * they occur.
+ */
+export function priorFor(
+  intent: QueryIntent,
+  descriptive: boolean,
+  base: Record<FileRole, number> = CODE_FIRST_PRIOR,
+): Record<FileRole, number> | undefined {
+  if (intent.kind === "question") {
+    if (intent.about === "docs") return { ...base, docs: base.source };
+    if (intent.about === "tests") return { ...base, test: base.source };
+    return base;
+  }
+  return (intent.kind === "report" || intent.kind === "trace") && descriptive ? base : undefined;
+}

@@ -6,12 +6,14 @@ import { umbraIgnoreMatcher } from "../../workspace/ignore-rules.js";
 import type { Embedder } from "../embed/index.js";
 import type { ChunkRow, FileRow, LexicalStore } from "../store/lexical.js";
 import type { VectorStore } from "../store/vectors.js";
+import { codeTokens } from "../tokenize.js";
 import { type RankedList, reciprocalRankFusion } from "./fusion.js";
 import { HitAssembler } from "./hits.js";
 import { ImportResolver } from "./imports.js";
+import { classifyQuery, type QueryIntent } from "./intent.js";
 import { PathIndex } from "./paths.js";
 import { type ParsedQuery, parseQuery } from "./query.js";
-import { CODE_FIRST_PRIOR, type FileRole, fileRole } from "./roles.js";
+import { type FileRole, fileRole, priorFor } from "./roles.js";
 
 export interface SearchOptions {
   limit?: number;
@@ -32,6 +34,8 @@ export interface SearchOptions {
    * Default 0.1.
    */
   importBoost?: number;
+  /** Told what kind of query this is (a question, a report, an identifier, …: see QueryIntent). */
+  onIntent?: (intent: QueryIntent) => void;
 }
 
 export type LegName = "lexical" | "file" | "path" | "vector" | "exact";
@@ -55,8 +59,12 @@ const EXACT_MAX_DOCUMENTS = 10;
 /** How many of the best-ranked files have their imports followed. */
 const IMPORTERS_FOLLOWED = 3;
 const DEFAULT_IMPORT_BOOST = 0.1;
-/** Queries with at least this many distinct terms are descriptive: the file-role prior applies. */
+/** Reports and traces with at least this many distinct terms are descriptive: the file-role prior applies. */
 const DESCRIPTIVE_QUERY_TERMS = 6;
+/** The most chunks a query jumps to (the lines of a range, the definitions of a name, a trace's frames). */
+const MAX_JUMP = 10;
+/** Chunks read for the definitions of a name, before the best few are kept. */
+const DEFINITIONS_READ = 100;
 
 /** Stores a search reads; opened by the caller for the lifetime of one or many searches. */
 export interface SearchContext {
@@ -186,8 +194,7 @@ function exactLeg(
     }
   };
   const idsOf = (rows: readonly ChunkRow[]) => rows.map((row) => row.id);
-  const framesFirst = [...query.frames].reverse(); // innermost frame last in Python tracebacks
-  for (const frame of framesFirst) {
+  for (const frame of query.frames) {
     const file = matchPath(files, frame.path);
     if (!file) continue;
     const chunks = context.lexical.chunksOfPaths([file.path]);
@@ -208,6 +215,69 @@ function exactLeg(
     if (file) push(idsOf(context.lexical.chunksOfPaths([file.path]).slice(0, 20)));
   }
   return { ids: ranked, named };
+}
+
+/**
+ * The chunks a path, a location or an identifier names, to come first like a jump: the chunks holding the
+ * lines, the file's first chunk, or the first chunk of each definition of the name (implementation code
+ * first, then as `ranked` has them; those whose symbol path or file path hold the name's qualifiers when
+ * any do).
+ */
+function jumpTargets(
+  context: SearchContext,
+  intent: QueryIntent,
+  files: ReadonlyMap<string, readonly FileRow[]>,
+  ranked: readonly { id: number }[],
+): ChunkRow[] {
+  if (intent.target) {
+    const file = matchPath(files, intent.target.path);
+    if (!file) return [];
+    const { line, endLine = line } = intent.target;
+    if (line === undefined || endLine === undefined) return context.lexical.firstChunks([file.path]);
+    const chunks = context.lexical.chunksOfPaths([file.path]);
+    const holding = chunks.filter((c) => c.startLine <= endLine && line <= c.endLine).slice(0, MAX_JUMP);
+    // a blank line between chunks, or past the end: the chunk before it
+    const before = chunks.filter((c) => c.startLine <= line).at(-1) ?? chunks[0];
+    return holding.length > 0 ? holding : before ? [before] : [];
+  }
+  if (!intent.name) return [];
+  const { name, qualifiers } = intent.name;
+  const first = new Map<string, ChunkRow>();
+  for (const row of context.lexical.chunksBySymbolName([name], DEFINITIONS_READ)) {
+    const key = `${row.path}\0${row.symbol}`;
+    const known = first.get(key);
+    if (!known || row.startLine < known.startLine) first.set(key, row);
+  }
+  const qualified = (row: ChunkRow) =>
+    qualifiers.every(
+      (q) => row.symbol.split(" > ").includes(q) || codeTokens(row.path).includes(q.toLowerCase()),
+    );
+  const all = [...first.values()];
+  const definitions = all.some(qualified) ? all.filter(qualified) : all;
+  const order = (row: ChunkRow) => (fileRole(row.path) === "source" ? 0 : 1);
+  const rank = new Map(ranked.map((hit, i) => [hit.id, i]));
+  return definitions
+    .sort(
+      (a, b) =>
+        order(a) - order(b) ||
+        (rank.get(a.id) ?? Number.MAX_SAFE_INTEGER) - (rank.get(b.id) ?? Number.MAX_SAFE_INTEGER) ||
+        a.id - b.id,
+    )
+    .slice(0, MAX_JUMP);
+}
+
+/** `jump` first, scored above the best of `ranked`, then the rest of `ranked`. */
+function jumpFirst(
+  jump: readonly ChunkRow[],
+  ranked: readonly { id: number; score: number }[],
+): readonly { id: number; score: number }[] {
+  if (jump.length === 0) return ranked;
+  const top = ranked[0]?.score || 1;
+  const ids = new Set(jump.map((row) => row.id));
+  return [
+    ...jump.map((row, i) => ({ id: row.id, score: top * (1 + (jump.length - i) / jump.length) })),
+    ...ranked.filter((hit) => !ids.has(hit.id)),
+  ];
 }
 
 /**
@@ -337,6 +407,8 @@ export async function search(
   const limit = options.limit ?? 10;
   const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
   const query = parseQuery(text);
+  const intent = classifyQuery(text, query);
+  options.onIntent?.(intent);
   const snapshot = snapshotOf(context.lexical.files());
   const { byPath } = snapshot;
   const depth = Math.max(LEG_DEPTH, limit * 5);
@@ -380,10 +452,11 @@ export async function search(
 
   const candidates = reciprocalRankFusion(lists, options.fusionK ?? 20).slice(0, depth * 2);
   const rows = context.lexical.chunks(candidates.map((hit) => hit.id));
-  // The prior ranks code above tests and docs for descriptive queries (a bug report, a question); a short
-  // query such as one identifier wants exactly where it occurs, whatever the kind of file.
+  // The prior ranks code above tests and docs for a question (unless it asks about them) and a long report;
+  // a name or a path wants exactly where it occurs, whatever the kind of file.
   const descriptive = query.terms.size >= DESCRIPTIVE_QUERY_TERMS;
-  const prior = options.prior === false || !descriptive ? undefined : (options.prior ?? CODE_FIRST_PRIOR);
+  const prose = intent.kind === "question" || intent.kind === "report" || intent.kind === "trace";
+  const prior = options.prior === false ? undefined : priorFor(intent, descriptive, options.prior);
   const fused = prior
     ? candidates
         .map(({ id, score }) => {
@@ -394,9 +467,20 @@ export async function search(
     : candidates;
   // Following imports serves bug reports (they name the entry point; the fix is often one step down);
   // a short query wants the places that hold its words.
-  const ranked = descriptive
-    ? await boostImported(context, fused, rows, snapshot, options.importBoost ?? DEFAULT_IMPORT_BOOST)
-    : fused;
+  const boosted =
+    descriptive && prose
+      ? await boostImported(context, fused, rows, snapshot, options.importBoost ?? DEFAULT_IMPORT_BOOST)
+      : fused;
+  // a path, a line, a name or a trace resolves like a jump: what it names first (a trace: its frames,
+  // innermost first), the other legs after
+  const jump =
+    weights.exact === 0
+      ? []
+      : intent.kind === "trace"
+        ? [...named].flatMap((id) => rows.get(id) ?? []).slice(0, MAX_JUMP)
+        : jumpTargets(context, intent, snapshot.byName, boosted);
+  for (const row of jump) rows.set(row.id, row);
+  const ranked = jumpFirst(jump, boosted);
   // picomatch (CommonJS) is loaded only for a search that has a --path glob
   const matchesGlob = options.pathGlob
     ? (createRequire(import.meta.url)("picomatch") as typeof import("picomatch"))(options.pathGlob, {
