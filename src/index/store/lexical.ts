@@ -73,7 +73,19 @@ export class LexicalStore {
   private cache: ReadCache = { dataVersion: -1 };
   private postings!: { chunk: PostingsTable; file: PostingsTable };
 
+  private readonly statements = new Map<string, Database.Statement>();
+
   private constructor(private readonly db: Database.Database) {}
+
+  /** The statement for `text`, prepared once per connection: preparing costs more than running a small one. */
+  private sql(text: string): Database.Statement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
+  }
 
   /** Opens (creating) the store; a damaged or foreign file is a CorruptIndexError. */
   static open(file: string): LexicalStore {
@@ -134,9 +146,7 @@ export class LexicalStore {
   }
 
   getMeta(key: string): string | undefined {
-    const row = this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as
-      | { value: string }
-      | undefined;
+    const row = this.sql("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
     return row?.value;
   }
 
@@ -159,7 +169,7 @@ export class LexicalStore {
 
   /** The read cache, emptied when another connection committed since it was filled. */
   private readCache(): ReadCache {
-    const dataVersion = this.db.pragma("data_version", { simple: true }) as number;
+    const dataVersion = this.sql("PRAGMA data_version").pluck().get() as number;
     if (dataVersion !== this.cache.dataVersion) this.cache = { dataVersion };
     return this.cache;
   }
@@ -285,11 +295,9 @@ export class LexicalStore {
     const missing = [...new Set(ids.filter((id) => !known.has(id)))];
     if (missing.length > 0) {
       // one statement for all of them (a search asks for hundreds): a JSON array of the ids
-      const rows = this.db
-        .prepare(
-          "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
-        )
-        .all(JSON.stringify(missing)) as ChunkRow[];
+      const rows = this.sql(
+        "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+      ).all(JSON.stringify(missing)) as ChunkRow[];
       for (const id of missing) known.set(id, null);
       for (const row of rows) known.set(row.id, row);
     }
@@ -303,7 +311,7 @@ export class LexicalStore {
 
   /** Chunks of the given files, in file order. */
   chunksOfPaths(paths: readonly string[]): ChunkRow[] {
-    const statement = this.db.prepare(
+    const statement = this.sql(
       "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE path = ? ORDER BY start_line",
     );
     return paths.flatMap((path) => statement.all(path) as ChunkRow[]);
@@ -314,7 +322,7 @@ export class LexicalStore {
     const cache = this.readCache();
     cache.firstRows = bounded(cache.firstRows);
     const known = cache.firstRows;
-    const statement = this.db.prepare(
+    const statement = this.sql(
       "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE path = ? ORDER BY start_line LIMIT 1",
     );
     return paths.flatMap((path) => {
@@ -329,7 +337,7 @@ export class LexicalStore {
 
   /** Chunks whose symbol path ends with one of the names (exact, case-sensitive). */
   chunksBySymbolName(names: readonly string[], limit: number): ChunkRow[] {
-    const statement = this.db.prepare(
+    const statement = this.sql(
       "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE name = ? LIMIT ?",
     );
     return names.flatMap((name) => statement.all(name, limit) as ChunkRow[]);
