@@ -11,12 +11,12 @@ const TABLE = "chunks";
 const ANN_MIN_ROWS = 20_000;
 /**
  * IVF partitions probed per query, and how many candidates per hit are re-ranked with exact vectors.
- * Reading the exact vectors is most of a query's time; two candidates per hit rank searches as four did
- * (bench/speed/refine.mjs: the same first hit for all 143 queries, 99.8% of the top 10 alike) in two
- * thirds of the time. Without re-ranking, the product-quantized order is too coarse (4% of the top 10
- * and 6% of the first hits change).
+ * Reading the exact vectors is most of a query's time. bench/speed/refine.mjs, through search(), against
+ * 24 partitions and four candidates per hit: 16 and two give the same first hit for all 143 queries and
+ * 99.7% of the top 10 in about a third less time; without re-ranking the product-quantized order is too
+ * coarse (4% of the top 10 and 6% of the first hits change).
  */
-const ANN_PROBES = 24;
+const ANN_PROBES = 16;
 const ANN_REFINE = 2;
 
 /** A row of the vector table: location, metadata and vector, never code; the path is masked. */
