@@ -32,7 +32,7 @@ export interface ScoredChunk {
 /** The most terms of one query that BM25 reads postings for, by default. */
 export const MAX_QUERY_TERMS = 64;
 
-/** The most chunk rows (and first chunks of files) kept read between searches: a few MiB. */
+/** The most chunk rows (and first chunks of files) kept read between searches: ~15 MiB at most. */
 const CACHED_ROWS = 50_000;
 
 /** The map, or a fresh one once it holds more than CACHED_ROWS entries. */
