@@ -32,6 +32,10 @@ export interface ScoredChunk {
 /** The most terms of one query that BM25 reads postings for, by default. */
 export const MAX_QUERY_TERMS = 64;
 
+/** The columns of a ChunkRow, for the queries that read rows of chunks. */
+const CHUNK_ROWS =
+  "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks";
+
 /** The most chunk rows (and first chunks of files) kept read between searches: ~15 MiB at most. */
 const CACHED_ROWS = 50_000;
 
@@ -295,9 +299,9 @@ export class LexicalStore {
     const missing = [...new Set(ids.filter((id) => !known.has(id)))];
     if (missing.length > 0) {
       // one statement for all of them (a search asks for hundreds): a JSON array of the ids
-      const rows = this.sql(
-        "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
-      ).all(JSON.stringify(missing)) as ChunkRow[];
+      const rows = this.sql(`${CHUNK_ROWS} WHERE id IN (SELECT value FROM json_each(?))`).all(
+        JSON.stringify(missing),
+      ) as ChunkRow[];
       for (const id of missing) known.set(id, null);
       for (const row of rows) known.set(row.id, row);
     }
@@ -311,9 +315,7 @@ export class LexicalStore {
 
   /** Chunks of the given files, in file order. */
   chunksOfPaths(paths: readonly string[]): ChunkRow[] {
-    const statement = this.sql(
-      "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE path = ? ORDER BY start_line",
-    );
+    const statement = this.sql(`${CHUNK_ROWS} WHERE path = ? ORDER BY start_line`);
     return paths.flatMap((path) => statement.all(path) as ChunkRow[]);
   }
 
@@ -322,9 +324,7 @@ export class LexicalStore {
     const cache = this.readCache();
     cache.firstRows = bounded(cache.firstRows);
     const known = cache.firstRows;
-    const statement = this.sql(
-      "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE path = ? ORDER BY start_line LIMIT 1",
-    );
+    const statement = this.sql(`${CHUNK_ROWS} WHERE path = ? ORDER BY start_line LIMIT 1`);
     return paths.flatMap((path) => {
       let row = known.get(path);
       if (row === undefined) {
@@ -337,9 +337,7 @@ export class LexicalStore {
 
   /** Chunks whose symbol path ends with one of the names (exact, case-sensitive). */
   chunksBySymbolName(names: readonly string[], limit: number): ChunkRow[] {
-    const statement = this.sql(
-      "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks WHERE name = ? LIMIT ?",
-    );
+    const statement = this.sql(`${CHUNK_ROWS} WHERE name = ? LIMIT ?`);
     return names.flatMap((name) => statement.all(name, limit) as ChunkRow[]);
   }
 
