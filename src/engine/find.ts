@@ -9,6 +9,7 @@ import { hardLinksToHidden } from "../workspace/scan.js";
 import type { GrepResult, SearchResult } from "./api.js";
 import { EngineError } from "./errors.js";
 import type { Handler } from "./operations.js";
+import type { FileLines } from "./previews.js";
 import type { Workspace } from "./workspaces.js";
 
 /** The operations that find code: search over the index, grep over the files; both through the door. */
@@ -41,8 +42,8 @@ async function visibleThroughDoor(files: BranchFiles, paths: Iterable<string>): 
  * the ignore rules as they are now; the hidden files' other names are checked here); the rest are read
  * through the file door's rules, side by side (a read opens every folder on the way, one after another).
  */
-async function previewTexts(ws: Workspace, root: string, paths: string[]): Promise<Map<string, string>> {
-  const texts = new Map<string, string>();
+async function previewTexts(ws: Workspace, root: string, paths: string[]): Promise<Map<string, FileLines>> {
+  const texts = new Map<string, FileLines>();
   const links = await hardLinksToHidden(root, paths);
   const misses: { path: string; key: string | undefined }[] = [];
   for (const path of paths) {
@@ -64,9 +65,7 @@ async function previewTexts(ws: Workspace, root: string, paths: string[]): Promi
   ]);
   misses.forEach(({ path, key }, i) => {
     if (!door.has(path)) return;
-    const text = read[i] ?? "";
-    texts.set(path, text);
-    ws.previews.set(path, key, text);
+    texts.set(path, ws.previews.set(path, key, read[i] ?? ""));
   });
   return texts;
 }
@@ -85,12 +84,9 @@ export const searchOp: Handler<"search"> = async (ws, p, _caller, call) =>
     const texts = await previewTexts(ws, index.root, [...new Set(hits.map((hit) => hit.path))]);
     const shown = [];
     for (const hit of hits) {
-      const text = texts.get(hit.path);
-      if (text === undefined) continue;
-      const preview = text
-        .split("\n")
-        .slice(hit.startLine - 1, Math.min(hit.endLine, hit.startLine + PREVIEW_LINES - 1))
-        .join("\n");
+      const file = texts.get(hit.path);
+      if (file === undefined) continue;
+      const preview = file.lines(hit.startLine, Math.min(hit.endLine, hit.startLine + PREVIEW_LINES - 1));
       shown.push({
         path: hit.path,
         startLine: hit.startLine,

@@ -32,7 +32,7 @@ import { resolveRoot } from "../workspace/root.js";
 import type { BranchSummary, Caller, CallOptions, IndexFreshness, Progress } from "./api.js";
 import { EngineError } from "./errors.js";
 import { PreviewCache } from "./previews.js";
-import { Recent } from "./recent.js";
+import { Recent, type RecentAges } from "./recent.js";
 
 export interface HubOptions {
   env: NodeJS.ProcessEnv;
@@ -47,9 +47,15 @@ const BRANCH_IDLE_MS = 30_000;
 /**
  * How long a sandbox policy (what is hidden, protected, writable) and the file doors built on it are
  * used for reads before they are worked out again (src/engine/recent.ts); a command always gets one
- * worked out for it. The doors also check the ignore rules as they are at every call.
+ * worked out for it. The doors also check the ignore rules as they are at every call. Working one out
+ * walks the workspace (~0.1 s of the engine's thread at 12k files), so while the watcher reports the
+ * workspace's changes a policy is renewed after a change (at most every POLICY_AFTER_CHANGE_MS), and on
+ * a long timer only for what no event reports (credentials in the home folder, a missed event); without
+ * events, on the short timer.
  */
 const POLICY_MAX_AGE_MS = 5_000;
+const WATCHED_POLICY_MAX_AGE_MS = 60_000;
+const POLICY_AFTER_CHANGE_MS = 2_000;
 
 /** Who made a branch, as the client said. */
 interface Maker {
@@ -94,7 +100,13 @@ export class Workspace {
   private readonly makers = new Map<string, Maker>();
   /** File texts for search previews (src/engine/previews.ts). */
   readonly previews: PreviewCache;
-  private readonly userFiles = new Recent(() => this.makeFolderFiles(), POLICY_MAX_AGE_MS);
+  /** Whether the watcher's file events are coming (policies then follow them, not a short timer). */
+  private eventsLive = false;
+  private readonly policyAges: RecentAges = {
+    max: () => (this.eventsLive ? WATCHED_POLICY_MAX_AGE_MS : POLICY_MAX_AGE_MS),
+    afterChange: POLICY_AFTER_CHANGE_MS,
+  };
+  private readonly userFiles = new Recent(() => this.makeFolderFiles(), this.policyAges);
   private counts: { of: OpenedIndex; files: number; chunks: number } | undefined;
 
   constructor(
@@ -138,7 +150,7 @@ export class Workspace {
   private filesOf(branch: Branch): Recent<BranchFiles> {
     return new Recent(
       () => this.sandbox(false).then(({ policy }) => branch.files(accessRulesFor(policy, this.root))),
-      POLICY_MAX_AGE_MS,
+      this.policyAges,
     );
   }
 
@@ -260,6 +272,10 @@ export class Workspace {
       intervalMs: this.config.watch.intervalMs,
       signal: this.stopWatching.signal,
       sync: () => this.sync(),
+      onChange: () => this.changed(),
+      onWatching: (live) => {
+        this.eventsLive = live;
+      },
       onError: (error) => {
         if (!this.stopWatching.signal.aborted)
           this.options.onWarning(`sync of ${this.root} failed: ${(error as Error).message.split("\n")[0]}`);
@@ -267,6 +283,13 @@ export class Workspace {
     }).finally(() => {
       this.watching = false;
     });
+  }
+
+  /** The workspace changed: its policies and the doors built on them are renewed soon. */
+  private changed(): void {
+    for (const recent of this.sandboxes.values()) recent.changed();
+    this.userFiles.changed();
+    for (const held of this.held.values()) held.files.changed();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -288,7 +311,7 @@ export class Workspace {
         });
         for (const warning of sandbox.warnings) this.warn(warning);
         return sandbox;
-      }, POLICY_MAX_AGE_MS);
+      }, this.policyAges);
       this.sandboxes.set(network, recent);
     }
     return fresh ? recent.fresh() : recent.get();

@@ -10,6 +10,10 @@ export interface WatchOptions {
   intervalMs: number;
   onSync?: (report: IndexReport, reason: string) => void;
   onError?: (error: unknown) => void;
+  /** Each file event (git's noise left out), as it comes, before any debounce. */
+  onChange?: (path: string) => void;
+  /** Whether file events are coming: true once the watch is set up, false when it fails or ends. */
+  onWatching?: (live: boolean) => void;
   signal?: AbortSignal;
 }
 
@@ -64,9 +68,14 @@ export async function watchWorkspace(root: string, options: WatchOptions): Promi
       const path = file?.toString() ?? "";
       if (isNoise(path)) return;
       changed.add(path);
+      options.onChange?.(path);
       schedule();
     });
-    watcher.on("error", (error) => options.onError?.(error));
+    watcher.on("error", (error) => {
+      options.onWatching?.(false);
+      options.onError?.(error);
+    });
+    options.onWatching?.(true);
   } catch (error) {
     options.onError?.(error);
   }
@@ -79,5 +88,6 @@ export async function watchWorkspace(root: string, options: WatchOptions): Promi
   clearInterval(interval);
   if (timer) clearTimeout(timer);
   watcher?.close();
+  options.onWatching?.(false);
   while (running) await new Promise((resolve) => setTimeout(resolve, 50));
 }

@@ -91,4 +91,33 @@ describe("watchWorkspace", () => {
     expect(found?.files).toBe(10);
     expect(reasons).toContain("periodic check");
   });
+
+  it("says when its events are live and reports each change as it comes, before the debounce", async () => {
+    const controller = new AbortController();
+    const live: boolean[] = [];
+    const changes: string[] = [];
+    const empty: IndexReport = await indexWorkspace(root, {
+      config: loadConfig({ env: {} }),
+      env: { ...process.env, UMBRA_HOME: home },
+      embedder: new CountingEmbedder(),
+    });
+    const watching = watchWorkspace(root, {
+      debounceMs: 60_000,
+      intervalMs: 60_000,
+      signal: controller.signal,
+      sync: async () => empty,
+      onChange: (path) => changes.push(path),
+      onWatching: (state) => live.push(state),
+    });
+    try {
+      await waitUntil(() => live.includes(true), "the watch set up");
+      // a file of the workspace changed: reported long before the debounce ends
+      writeFileSync(join(root, "billing", "late.ts"), "export const late = 1;\n");
+      await waitUntil(() => changes.some((path) => path.endsWith("late.ts")), "the change reported");
+    } finally {
+      controller.abort();
+      await watching;
+    }
+    expect(live).toEqual([true, false]);
+  });
 });
