@@ -8,6 +8,7 @@
  * signature lines when it is a later piece of a split definition; `hash` is the sha256 of `text`.
  */
 import { createHash } from "node:crypto";
+import type { Parser } from "web-tree-sitter";
 import { detectLanguage, languageSpec } from "./languages.js";
 import { getParser } from "./parser.js";
 import { markdownRoot, paragraphRoot, type Section } from "./sections.js";
@@ -46,8 +47,10 @@ export const DEFAULT_MAX_TOKENS = 400;
  * chunks that come out the same are not embedded again. Raise it whenever chunking output changes.
  * 2: object literals of functions, Go function variables, C++ lambdas, Ruby define_method and
  * `class << self` are definitions; `x.map(() => …)` at module level is not.
+ * 3: a TypeScript file whose parse has errors is parsed again with its unseparated call signatures
+ * separated (reparse.ts), when that has fewer errors.
  */
-export const CHUNKER_VERSION = 2;
+export const CHUNKER_VERSION = 3;
 
 /** Files larger than this are chunked by lines: a syntax tree of them would cost too much memory. */
 const MAX_PARSE_LENGTH = 4 * 1024 * 1024;
@@ -129,12 +132,7 @@ export async function chunkFile(path: string, content: string, options: ChunkOpt
   }
   if (spec?.grammar && content.length <= MAX_PARSE_LENGTH) {
     const parser = await getParser(language).catch(() => undefined);
-    let tree: ReturnType<NonNullable<typeof parser>["parse"]> = null;
-    try {
-      tree = parser?.parse(lines.join("\n")) ?? null;
-    } catch {
-      tree = null;
-    }
+    const tree = parser ? parseBest(parser, lines.join("\n"), spec.reparse) : null;
     if (tree) {
       try {
         const root: Section = syntaxRoot(spec, tree.rootNode, lines.length - 1);
@@ -145,4 +143,54 @@ export async function chunkFile(path: string, content: string, options: ChunkOpt
     }
   }
   return toChunks(path, language, lines, splitter.run(paragraphRoot(blank)));
+}
+
+type Tree = NonNullable<ReturnType<Parser["parse"]>>;
+
+/**
+ * The syntax tree of `text`; when it has errors and the language has a rewrite for them (same lines),
+ * the rewrite's tree instead if it has fewer. Null when the parser fails.
+ */
+function parseBest(
+  parser: Parser,
+  text: string,
+  reparse: ((text: string) => string | undefined) | undefined,
+): Tree | null {
+  let tree: Tree | null;
+  try {
+    tree = parser.parse(text);
+  } catch {
+    return null;
+  }
+  if (!tree?.rootNode.hasError || !reparse) return tree;
+  const rewritten = reparse(text);
+  if (rewritten === undefined) return tree;
+  let second: Tree | null = null;
+  try {
+    second = parser.parse(rewritten);
+  } catch {
+    return tree;
+  }
+  if (!second) return tree;
+  if (errorCount(second) < errorCount(tree)) {
+    tree.delete();
+    return second;
+  }
+  second.delete();
+  return tree;
+}
+
+/** How many syntax errors (error and missing nodes) a tree holds. */
+function errorCount(tree: Tree): number {
+  let count = 0;
+  const cursor = tree.walk();
+  try {
+    for (;;) {
+      if (cursor.nodeType === "ERROR" || cursor.currentNode.isMissing) count++;
+      if (cursor.currentNode.hasError && cursor.gotoFirstChild()) continue;
+      while (!cursor.gotoNextSibling()) if (!cursor.gotoParent()) return count;
+    }
+  } finally {
+    cursor.delete();
+  }
 }

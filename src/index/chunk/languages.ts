@@ -4,6 +4,7 @@
  * modules) with how to read their names. Everything language-specific lives in the one `LANGUAGES` table.
  */
 import type { Node } from "web-tree-sitter";
+import { separateSignatures } from "./reparse.js";
 
 /** Reads the name of a definition node as symbol-path segments, or undefined when the node is not one. */
 export type NameReader = (node: Node) => string[] | undefined;
@@ -21,6 +22,8 @@ export interface LanguageSpec {
   readonly wrappers: readonly string[];
   /** Node types that glue to the syntax node right below them, besides every `*comment*` type. */
   readonly attached: readonly string[];
+  /** A rewrite of the text (same length and lines, src/index/chunk/reparse.ts) tried when a parse has errors. */
+  readonly reparse?: (text: string) => string | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -278,6 +281,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     definitions: TS_DEFINITIONS,
     wrappers: TS_WRAPPERS,
     attached: ["decorator"],
+    reparse: separateSignatures,
   },
   {
     id: "tsx",
@@ -286,6 +290,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     definitions: TS_DEFINITIONS,
     wrappers: TS_WRAPPERS,
     attached: ["decorator"],
+    reparse: separateSignatures,
   },
   {
     id: "javascript",
