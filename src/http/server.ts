@@ -14,6 +14,7 @@ import {
 import { listenLoopback } from "./listen.js";
 import { openApiDocument } from "./openapi.js";
 import { inputSchema, inQuery, matchRoute, type OperationRoute, parseInput, queryInput } from "./routes.js";
+import { PAGE_CSP, uiFile } from "./ui.js";
 
 /**
  * `umbra serve --http`: the engine's HTTP API, a thin front end like the socket and MCP: it checks who
@@ -22,8 +23,8 @@ import { inputSchema, inQuery, matchRoute, type OperationRoute, parseInput, quer
  *
  * The engine asks its client to confirm an accept. Here the page's request is the user's click: it
  * carries the session cookie (which only the browser that opened the printed URL holds) and the CSRF
- * value (which only a page of this origin can read), and this origin serves nothing but JSON and one
- * static page, so no script an agent wrote runs on it. A bearer client (a program the user gave the
+ * value (which only a page of this origin can read), and this origin serves nothing but JSON and the
+ * web UI's own files from umbra's installation (ui.ts), so no script an agent wrote runs on it. A bearer client (a program the user gave the
  * token) is untrusted like any agent: its accepts are not confirmed, network is never approved, and it
  * may not undo.
  */
@@ -66,10 +67,6 @@ function send(
   });
   res.end(JSON.stringify(body));
 }
-
-/** The page at `/` until the web UI comes: static, no script. */
-const PAGE = `<!doctype html><meta charset="utf-8"><title>umbra</title>
-<h1>umbra engine</h1><p>The HTTP API is at <code>/api</code>; its description is <a href="/api/openapi.json">/api/openapi.json</a>.</p>\n`;
 
 /** A workspace's id in URLs: a digest of its root, stable for as long as the folder is where it is. */
 export function workspaceId(root: string): string {
@@ -168,13 +165,14 @@ export async function serveHttpApi(options: HttpApiOptions): Promise<HttpApi> {
       return void res.end();
     }
     const credential = credentialOf(method, req.headers, port, secrets);
-    if (url.pathname === "/" && method === "GET") {
+    const file = method === "GET" ? await uiFile(url.pathname) : undefined;
+    if (file) {
       res.writeHead(200, {
         ...COMMON_HEADERS,
-        "content-type": "text/html; charset=utf-8",
-        "content-security-policy": "default-src 'none'",
+        "content-type": file.type,
+        "content-security-policy": PAGE_CSP,
       });
-      return void res.end(PAGE);
+      return void res.end(file.body);
     }
     const { route, params } = matchRoute(method, url.pathname);
     if (!("own" in route)) return callOperation(route, params, credential, url, req, res);

@@ -6,6 +6,7 @@ import { type EngineConnection, inProcess } from "../../src/engine/client.js";
 import { Engine } from "../../src/engine/engine.js";
 import { ROUTES } from "../../src/http/routes.js";
 import { type HttpApi, serveHttpApi, workspaceId } from "../../src/http/server.js";
+import { PAGE_CSP } from "../../src/http/ui.js";
 import { NO_HOOKS } from "../helpers/engine.js";
 import { gitFixture, isolatedEnv, MATH_TS, USE_TS } from "../helpers/mcp.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
@@ -91,7 +92,7 @@ describe("the session: token, cookie, CSRF value", () => {
     const home = await raw(port, "GET", "/", { cookie });
     expect(home.status).toBe(200);
     expect(home.headers["content-type"]).toContain("text/html");
-    expect(home.headers["content-security-policy"]).toBe("default-src 'none'");
+    expect(home.headers["content-security-policy"]).toBe(PAGE_CSP);
   });
 
   it("refuses a wrong token in the URL: no cookie", async () => {

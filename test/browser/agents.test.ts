@@ -1,0 +1,155 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanup } from "../helpers/workspace.js";
+import {
+  launchBrowser,
+  type OpenedPage,
+  openPage,
+  repository,
+  type Served,
+  screenshot,
+  serveHttp,
+  writeCassette,
+} from "./harness.js";
+
+// The whole web UI against `umbra serve --http` as a user starts it: two agents replayed from cassettes
+// run at once and their events appear live on the board; one asks for the network, the request waits in
+// the approvals queue, is approved there and its command goes on; one hunk of the other's branch is
+// accepted from the review page, the user's folder then holds exactly that hunk, and undo takes it back.
+
+const LINES = Array.from({ length: 30 }, (_, i) => `export const v${i + 1} = ${i + 1};`);
+const BASE = `${LINES.join("\n")}\n`;
+const ONLY_FIRST = BASE.replace("export const v2 = 2;", "export const v2 = 200;");
+
+let root: string;
+let served: Served;
+let browser: Browser;
+let opened: OpenedPage;
+let page: Page;
+let cassettes: { edits: string; network: string };
+
+beforeAll(async () => {
+  root = await repository({ "values.ts": BASE, "README.md": "# values\n" });
+  served = await serveHttp(root);
+  cassettes = {
+    edits: await writeCassette(join(served.home, "edits.jsonl"), "two edits, then the tests", [
+      {
+        text: "I change v2 and v28.",
+        toolCalls: [
+          {
+            name: "edit",
+            input: { path: "values.ts", search: "export const v2 = 2;", replace: "export const v2 = 200;" },
+          },
+        ],
+      },
+      {
+        toolCalls: [
+          {
+            name: "edit",
+            input: {
+              path: "values.ts",
+              search: "export const v28 = 28;",
+              replace: "export const v28 = 2800;",
+            },
+          },
+        ],
+      },
+      { toolCalls: [{ name: "run_command", input: { command: "echo tests-ran" } }] },
+      { text: "Done: v2 and v28 changed." },
+    ]),
+    network: await writeCassette(
+      join(served.home, "network.jsonl"),
+      "one command that asks for the network",
+      [
+        {
+          toolCalls: [
+            {
+              name: "run_command",
+              input: {
+                command: "echo fetched-with-network",
+                network: true,
+                reason: "download the dependencies",
+              },
+            },
+          ],
+        },
+        { text: "Done: fetched." },
+      ],
+    ),
+  };
+  browser = await launchBrowser();
+  opened = await openPage(browser, served);
+  page = opened.page;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await served?.stop();
+  await cleanup(served?.home, root ? join(root, "..") : undefined);
+});
+
+const card = (task: string, state?: string) =>
+  page.locator(state ? `article.session[data-state="${state}"]` : "article.session", {
+    has: page.locator(".task", { hasText: task }),
+  });
+
+async function startAgent(task: string, cassette: string): Promise<void> {
+  await page.fill(".new-session input[name=task]", task);
+  await page.fill(".new-session input[name=cassette]", cassette);
+  await page.click(".new-session button[type=submit]");
+  await card(task).waitFor();
+}
+
+describe("the web UI with two agents at once", () => {
+  it("shows both sessions' events live on the agents board", async () => {
+    await page.goto(`${new URL(served.url).origin}/#/agents`);
+    await page.waitForSelector("#live.on");
+    await startAgent("change v2 and v28", cassettes.edits);
+    await startAgent("fetch the dependencies", cassettes.network);
+    await card("change v2 and v28")
+      .locator("li.event[data-type=tool]", { hasText: "edit" })
+      .first()
+      .waitFor();
+    await card("fetch the dependencies").locator("li.event").first().waitFor();
+    await screenshot(page, "agents");
+  });
+
+  it("queues the network request; approving it once lets the command go on", async () => {
+    await page.click('nav a[data-view="approvals"]');
+    const item = page.locator(".approval", { hasText: "echo fetched-with-network" });
+    await item.waitFor();
+    expect(await item.textContent()).toContain("download the dependencies");
+    await screenshot(page, "approvals");
+    await item.locator("button.approve-once").click();
+    await page.locator("#queue-empty").waitFor();
+    await page.click('nav a[data-view="agents"]');
+    const network = card("fetch the dependencies");
+    await network.locator("li.event", { hasText: "fetched-with-network" }).first().waitFor();
+    await card("fetch the dependencies", "done").waitFor();
+  });
+
+  it("accepts one hunk of the other agent's branch: the user's folder holds exactly it; undo takes it back", async () => {
+    await card("change v2 and v28", "done").locator("a", { hasText: "Review" }).click();
+    const hunk = page.locator('section.file[data-path="values.ts"] .hunk[data-hunk="1"]');
+    await page.locator('section.file[data-path="values.ts"] .hunk[data-hunk="2"]').waitFor();
+    await screenshot(page, "review-agent");
+    await hunk.locator("button.accept-hunk").click();
+    await page.locator("#result .result.ok").waitFor();
+    expect(await readFile(join(root, "values.ts"), "utf8")).toBe(ONLY_FIRST);
+    await page.click("#undo");
+    await page.locator("#result .result", { hasText: /values\.ts|restored|undid/i }).waitFor();
+    expect(await readFile(join(root, "values.ts"), "utf8")).toBe(BASE);
+  });
+
+  it("shows the eval page", async () => {
+    await page.click('nav a[data-view="eval"]');
+    await page.locator("main h1", { hasText: "Eval" }).waitFor();
+    await screenshot(page, "eval");
+  });
+
+  it("ran with no script error and no CSP violation", () => {
+    expect(opened.problems).toEqual([]);
+  });
+});
