@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { AcceptReport, RebaseReport, UndoResult } from "../accept/index.js";
+import type { Verification } from "../accept/verify.js";
+import type { Comparison } from "../eval/compare.js";
 import type { IntentKind } from "../index/search/intent.js";
 import type { IndexStatus } from "../index/status.js";
 import type { Diag, HoverResult, LintResult, ServerStatus, SymbolInfo } from "../lsp/index.js";
@@ -107,6 +109,12 @@ export const acceptParams = z.object({
     .optional()
     .describe("with exactly one file in `files`: only these hunks of it, numbered from 1 as in its diff"),
   partial: z.boolean().default(false),
+  verify: z
+    .union([z.boolean(), z.string().min(1).max(100_000)])
+    .optional()
+    .describe(
+      "before the user's folder is touched, check the result in a fresh branch (lints, then this command, or with true the configured test command); a failure refuses the accept",
+    ),
 });
 
 export const statusParams = z.object({ root });
@@ -123,6 +131,70 @@ export const lintParams = z.object({
     .max(64 * 1024 * 1024)
     .optional(),
 });
+
+const sessionId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\w.-]+$/, "a session id (GET .../sessions lists them)");
+
+/**
+ * A session's model, over the workspace's `agent` configuration. Only the user (the page, the CLI) may
+ * name the endpoint, provider or key variable: a bearer client could otherwise send the code and a key
+ * elsewhere (the HTTP API refuses those fields from it).
+ */
+export const modelSettings = z
+  .object({
+    provider: z.enum(["openai-compatible", "anthropic"]).optional(),
+    model: z.string().min(1).max(200).optional(),
+    baseUrl: z.string().url().max(2000).optional(),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,199}$/)
+      .optional(),
+    temperature: z.number().min(0).max(2).optional(),
+  })
+  .strict();
+
+export const sessionStartParams = z.object({
+  root,
+  task: z.string().trim().min(1).max(100_000),
+  model: modelSettings.optional(),
+  cassette: z
+    .string()
+    .min(1)
+    .max(4096)
+    .optional()
+    .describe("replay the model from this cassette (a path, relative to the workspace root or absolute)"),
+  maxSteps: z.number().int().min(1).max(1000).optional(),
+});
+export const sessionListParams = z.object({ root });
+export const sessionParams = z.object({ root, session: sessionId });
+/** Continues a session in a new one: its changes and a briefing of what it did (src/agent/resume.ts). */
+export const sessionResumeParams = sessionStartParams.omit({ task: true }).extend({
+  session: sessionId,
+  task: z.string().max(100_000).optional().describe("a further instruction"),
+});
+
+const approvalId = z.string().min(1).max(100);
+export const approvalListParams = z.object({});
+export const approvalAnswerParams = z.object({
+  approval: approvalId,
+  decision: z
+    .enum(["once", "repository", "deny"])
+    .describe("once: this command now; repository: a saved rule for the workspace; deny"),
+});
+export const ruleListParams = z.object({});
+export const ruleDeleteParams = z.object({ rule: z.string().min(1).max(100) });
+
+const evalRunId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\w.-]+$/, "an eval run id (GET .../evals lists them)");
+export const evalListParams = z.object({ root });
+export const evalRunParams = z.object({ root, run: evalRunId });
+export const evalCompareParams = z.object({ root, a: evalRunId, b: evalRunId });
 
 /** Every operation, by name: its parameter schema. */
 export const OPERATIONS = {
@@ -148,7 +220,38 @@ export const OPERATIONS = {
   status: statusParams,
   lint: lintParams,
   undo: undoParams,
+  sessionStart: sessionStartParams,
+  sessionList: sessionListParams,
+  sessionGet: sessionParams,
+  sessionStop: sessionParams,
+  sessionResume: sessionResumeParams,
+  approvalList: approvalListParams,
+  approvalAnswer: approvalAnswerParams,
+  ruleList: ruleListParams,
+  ruleDelete: ruleDeleteParams,
+  evalList: evalListParams,
+  evalReport: evalRunParams,
+  evalCompare: evalCompareParams,
 } as const;
+
+/** The operations of the engine as a whole, not of one workspace (they take no root). */
+export const ENGINE_WIDE = ["approvalList", "approvalAnswer", "ruleList", "ruleDelete"] as const;
+export type EngineWideName = (typeof ENGINE_WIDE)[number];
+
+/**
+ * The operations of the user's views (agent sessions, the approvals queue and its rules, eval runs):
+ * never MCP tools (an agent must not answer its own network requests, nor start agents).
+ */
+export type ViewOperation =
+  | "sessionStart"
+  | "sessionList"
+  | "sessionGet"
+  | "sessionStop"
+  | "sessionResume"
+  | EngineWideName
+  | "evalList"
+  | "evalReport"
+  | "evalCompare";
 
 export type OperationName = keyof typeof OPERATIONS;
 export type ParamsOf<N extends OperationName> = z.input<(typeof OPERATIONS)[N]>;
@@ -270,6 +373,92 @@ export interface AcceptResult extends Omit<AcceptReport, "planned"> {
   confirmed: boolean;
   /** The branch was discarded (all of it is in the user's folder now). */
   discarded: boolean;
+  /** With `verify`: what the check in a fresh branch found (nothing was written when it did not pass). */
+  verification?: Verification;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Agent sessions, live events, approvals, eval runs
+
+export type SessionState = "running" | "waiting" | "stopped" | "done" | "failed";
+
+/** One agent session of a workspace: held by this engine now, or stored (a transcript of an earlier one). */
+export interface SessionInfo {
+  id: string;
+  task: string;
+  /** waiting: running, with a network request in the approvals queue. */
+  state: SessionState;
+  /** The session's shadow branch ('' until it has one). */
+  branch: string;
+  model: string;
+  startedAt: string;
+  endedAt?: string;
+  /** Why it ended, in words. */
+  message?: string;
+  steps: number;
+  tokens: { input: number; output: number };
+  /** US dollars, when `agent.price` is set. */
+  cost?: number;
+  toolCalls: number;
+  changedFiles: string[];
+  /** The session it continues. */
+  resumedFrom?: string;
+  /** This engine runs it (else it is an earlier one's, or another process's). */
+  live: boolean;
+}
+
+/** A live event: what the agents board shows as it happens. Sent over SSE as `event: type`, `data: JSON`. */
+export interface LiveEvent {
+  /** Increasing; the SSE event id (Last-Event-ID replays what came after it). */
+  id: number;
+  type: "session" | "tool" | "lint" | "output" | "usage" | "approval" | "text" | "notice";
+  /** The workspace id (as in GET /api/workspaces). */
+  workspace: string;
+  session: string;
+  at: string;
+  [field: string]: unknown;
+}
+
+export interface SessionDetail extends SessionInfo {
+  /** What the session did so far, from its transcript (tool calls and results, usage, notices). */
+  events: Omit<LiveEvent, "id">[];
+}
+
+/** A network request of an agent's command, waiting for the user. */
+export interface ApprovalItem {
+  id: string;
+  session: string;
+  /** The workspace id. */
+  workspace: string;
+  root: string;
+  branch: string;
+  /** The command line, quoted as it runs. */
+  command: string;
+  reason: string;
+  /** The sandbox.network.allowCommands entry that would allow it ("repository" saves it). */
+  rule: string;
+  askedAt: string;
+}
+
+/** A network rule the user saved for a workspace (in the data directory, never in the workspace). */
+export interface SavedRule {
+  id: string;
+  workspace: string;
+  root: string;
+  /** An allowCommands entry: a command name or a glob over the command line. */
+  rule: string;
+  createdAt: string;
+}
+
+/** A stored eval run (written by `umbra eval` under the workspace's data folder). */
+export interface EvalRunInfo {
+  id: string;
+  createdAt: string;
+  agent: string;
+  model: string;
+  tasks: number;
+  passed: number;
+  passRate: number;
 }
 
 export type RebaseResult = RebaseReport;
@@ -306,6 +495,19 @@ export interface ResultMap {
   status: StatusResult;
   lint: LintResult;
   undo: UndoResult;
+  sessionStart: { id: string };
+  sessionList: { sessions: SessionInfo[] };
+  sessionGet: SessionDetail;
+  sessionStop: SessionInfo;
+  sessionResume: { id: string };
+  approvalList: { approvals: ApprovalItem[] };
+  approvalAnswer: { approval: string; decision: "once" | "repository" | "deny"; rule?: SavedRule };
+  ruleList: { rules: SavedRule[] };
+  ruleDelete: { deleted: string };
+  evalList: { runs: EvalRunInfo[] };
+  /** The HTML report: untrusted text, served sandboxed. */
+  evalReport: { html: string };
+  evalCompare: Comparison;
 }
 
 export type ResultOf<N extends OperationName> = ResultMap[N];

@@ -19,13 +19,21 @@ function jsonSchema(schema: z.ZodTypeAny): Json {
 
 const ERROR_RESPONSE = { $ref: "#/components/responses/Error" };
 
+/** What a success carries: JSON, an event stream, or an HTML document. */
+function resultContent(route: Route): Json {
+  if ("own" in route && route.own === "events")
+    return { "text/event-stream": { schema: { type: "string" } } };
+  if ("html" in route) return { "text/html": { schema: { type: "string" } } };
+  return { "application/json": { schema: { type: "object" } } };
+}
+
 function operation(route: Route): Json {
   const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     name,
     in: "path",
     required: true,
     schema: { type: "string" },
-    description: name === "workspace" ? "a workspace id (GET /api/workspaces)" : "a branch id",
+    description: name === "workspace" ? "a workspace id (GET /api/workspaces)" : `a ${name} id`,
   }));
   const op: Json = {
     summary: route.summary,
@@ -34,7 +42,7 @@ function operation(route: Route): Json {
     responses: {
       [`${"created" in route ? 201 : 200}`]: {
         description: "the result",
-        content: { "application/json": { schema: { type: "object" } } },
+        content: resultContent(route),
       },
       default: ERROR_RESPONSE,
     },

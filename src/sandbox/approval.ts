@@ -64,6 +64,14 @@ export function allowlistMatches(entry: string, request: Pick<NetworkRequest, "c
   return lines.some((line) => matcher.test(line));
 }
 
+/**
+ * The allowCommands entry that allows exactly `request` (the command line as allowlistMatches reads it;
+ * a `*` in it becomes `?`, so that the entry covers no more than one character there).
+ */
+export function allowEntryFor(request: Pick<NetworkRequest, "command" | "args">): string {
+  return [request.command, ...request.args].join(" ").replace(/\*/g, "?");
+}
+
 /** Approves the commands that `sandbox.network.allowCommands` lists; denies the rest. */
 export function allowlistApprover(entries: readonly string[]): Approver {
   return async (request) => entries.some((entry) => allowlistMatches(entry, request));

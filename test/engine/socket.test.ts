@@ -37,6 +37,9 @@ class FakeCore implements EngineCore {
     return this.callers.size;
   }
 
+  /** Agent sessions the fake runs (the tests set it). */
+  runningSessions = 0;
+
   /** Calls of `rebase` waiting for their signal, and those whose signal came. */
   waiting = 0;
   aborted = 0;
@@ -320,6 +323,20 @@ describe("the engine's socket", () => {
     expect(await running.stopped).toBe("idle");
     expect(existsSync(enginePlace(env).socket)).toBe(false);
     expect(await SocketEngine.connect(enginePlace(env), env)).toBeUndefined();
+  });
+
+  it("does not stop for idleness while an agent session runs; the idle time counts from its end", async () => {
+    core.runningSessions = 1;
+    const running = await serve(100);
+    let stopped = false;
+    void running.stopped.then(() => {
+      stopped = true;
+    });
+    // ten idle times and more: no client, no request, but a session runs
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(stopped).toBe(false);
+    core.runningSessions = 0;
+    expect(await running.stopped).toBe("idle");
   });
 
   it("stops once its socket is gone (its data folder deleted): nobody could reach it any more", async () => {
