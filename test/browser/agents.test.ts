@@ -131,7 +131,7 @@ describe("the web UI with two agents at once", () => {
   });
 
   it("accepts one hunk of the other agent's branch: the user's folder holds exactly it; undo takes it back", async () => {
-    await card("change v2 and v28", "done").locator("a", { hasText: "Review" }).click();
+    await card("change v2 and v28", "done").locator("button.review").click();
     const hunk = page.locator('section.file[data-path="values.ts"] .hunk[data-hunk="1"]');
     await page.locator('section.file[data-path="values.ts"] .hunk[data-hunk="2"]').waitFor();
     await screenshot(page, "review-agent");

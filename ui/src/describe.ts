@@ -1,56 +1,60 @@
 import type { EngineEvent } from "./wire.js";
 
 /**
- * One line for an engine event on the agents board (text only; the board puts it in a text node).
- * Pure. Fields the engine does not send are left out; a long text is cut.
+ * One line for an engine event on the agents board (text only: the board puts it in a text node).
+ * Pure. A long text is cut.
  */
 
 const MAX = 400;
 
-function field(event: EngineEvent, ...names: string[]): string | undefined {
-  for (const name of names) {
-    const value = event[name];
-    if (typeof value === "string" && value !== "") return value;
-    if (typeof value === "number") return String(value);
-  }
-  return undefined;
+function text(event: EngineEvent, name: string): string {
+  const value = event[name];
+  return typeof value === "string" || typeof value === "number" ? String(value) : "";
 }
 
-function cut(text: string): string {
-  const flat = text.replace(/\s+$/, "");
+function cut(line: string): string {
+  const flat = line.replace(/\s+$/, "");
   return flat.length > MAX ? `${flat.slice(0, MAX)}…` : flat;
 }
 
+/** A tool call's input in a few words: its path and command, else its JSON. */
+function inputOf(input: unknown): string {
+  if (typeof input !== "object" || input === null) return "";
+  const fields = input as Record<string, unknown>;
+  const named = ["path", "command", "query", "pattern"]
+    .map((key) => fields[key])
+    .filter((value) => typeof value === "string");
+  return named.length > 0 ? named.join(" ") : JSON.stringify(input);
+}
+
 export function describeEvent(event: EngineEvent): string {
-  const parts: string[] = [event.type];
   switch (event.type) {
     case "session":
-      parts.push(field(event, "state") ?? "", field(event, "message", "error") ?? "");
-      break;
+      return cut(["session", text(event, "state"), text(event, "message")].filter(Boolean).join(" "));
     case "tool":
-      parts.push(field(event, "name", "tool") ?? "", field(event, "summary", "text", "result") ?? "");
-      break;
+      return event.phase === "call"
+        ? cut(`→ ${text(event, "name")} ${inputOf(event.input)}`)
+        : cut(`← ${text(event, "name")} ${event.ok === false ? "failed: " : ""}${text(event, "summary")}`);
     case "lint":
-      parts.push(
-        field(event, "path") ?? "",
-        field(event, "summary", "text") ?? "",
-        field(event, "errors") ? `${field(event, "errors")} error(s)` : "",
-      );
-      break;
+      return `lint after ${text(event, "name")}: ${text(event, "errors")} error(s)`;
     case "output":
-      parts.push(field(event, "chunk", "text", "data") ?? "");
-      break;
+      return cut(`${event.stream === "stderr" ? "stderr" : "out"} ${text(event, "text")}`);
     case "usage": {
       const tokens = event.tokens as { input?: number; output?: number } | undefined;
-      if (tokens) parts.push(`${tokens.input ?? 0} in / ${tokens.output ?? 0} out tokens`);
-      if (typeof event.cost === "number") parts.push(`$${event.cost.toFixed(4)}`);
-      break;
+      const cost = typeof event.cost === "number" ? ` $${event.cost.toFixed(4)}` : "";
+      return `usage ${tokens?.input ?? 0} in / ${tokens?.output ?? 0} out tokens${cost}`;
     }
     case "approval":
-      parts.push(field(event, "state", "decision") ?? "", field(event, "command") ?? "");
-      break;
+      return cut(
+        ["approval", text(event, "state"), text(event, "decision"), text(event, "command")]
+          .filter(Boolean)
+          .join(" "),
+      );
+    case "text":
+      return cut(text(event, "text"));
+    case "notice":
+      return cut(`note: ${text(event, "message")}`);
     default:
-      parts.push(field(event, "message", "text", "summary") ?? "");
+      return cut(`${event.type} ${text(event, "message")}`);
   }
-  return cut(parts.filter(Boolean).join(" "));
 }

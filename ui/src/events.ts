@@ -9,7 +9,7 @@ type Listener = (event: EngineEvent) => void;
 
 const listeners = new Set<Listener>();
 /** Event types the engine sends (`event:` lines); a message of another type arrives as "message". */
-const TYPES = ["session", "tool", "lint", "output", "usage", "approval", "message"];
+const TYPES = ["session", "tool", "lint", "output", "usage", "approval", "text", "notice", "message"];
 let source: EventSource | undefined;
 let onState: ((connected: boolean) => void) | undefined;
 

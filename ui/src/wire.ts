@@ -42,8 +42,12 @@ export interface AcceptAnswer {
   message: string;
   confirmed: boolean;
   discarded: boolean;
-  /** With verify: what the test run in a fresh branch said. */
-  verify?: { ok?: boolean; passed?: boolean; text?: string; message?: string; command?: string };
+  /** With verify: what the check in a fresh branch found (nothing was written when it did not pass). */
+  verification?: {
+    passed: boolean;
+    problems: string[];
+    tests?: { command: string; passed: boolean; exitCode: number | null };
+  };
 }
 
 export interface UndoAnswer {
@@ -69,43 +73,82 @@ export interface SessionSummary {
   id: string;
   task: string;
   state: SessionState;
-  branch?: string;
-  startedAt?: string;
+  /** '' until it has one. */
+  branch: string;
+  model: string;
+  startedAt: string;
   endedAt?: string;
-  steps?: number;
-  tokens?: { input?: number; output?: number };
+  message?: string;
+  steps: number;
+  tokens: { input: number; output: number };
   cost?: number;
-  toolCalls?: number;
+  toolCalls: number;
+  changedFiles: string[];
+  resumedFrom?: string;
+  live: boolean;
 }
 
-/** One event of GET /api/events (and of a session's events so far). */
+/**
+ * One event of GET /api/events (`id` increasing), or of a session's events so far (no id). By type:
+ * session {state, message?}; tool {phase: call|result, call, name, input?, ok?, summary?}; lint {call,
+ * name, errors}; output {stream, text}; usage {tokens, cost?}; approval {approval, state, decision?,
+ * command?}; text {text}; notice {message}.
+ */
 export interface EngineEvent {
+  id?: number;
   type: string;
-  session?: string;
-  workspace?: string;
-  at?: string;
+  session: string;
+  workspace: string;
+  at: string;
   [field: string]: unknown;
+}
+
+export interface SessionDetail extends SessionSummary {
+  events: EngineEvent[];
 }
 
 export interface Approval {
   id: string;
-  session?: string;
-  workspace?: string;
-  branch?: string;
+  session: string;
+  workspace: string;
+  root: string;
+  branch: string;
   command: string;
-  reason?: string;
-  rule?: string;
-  askedAt?: string;
+  reason: string;
+  /** The sandbox.network.allowCommands entry that would allow it. */
+  rule: string;
+  askedAt: string;
 }
 
 export interface Rule {
   id: string;
-  workspace?: string;
-  rule?: string;
-  [field: string]: unknown;
+  workspace: string;
+  root: string;
+  rule: string;
+  createdAt: string;
 }
 
 export interface EvalRun {
   id: string;
-  [field: string]: unknown;
+  createdAt: string;
+  agent: string;
+  model: string;
+  tasks: number;
+  passed: number;
+  passRate: number;
+}
+
+export interface Comparison {
+  a: { agent: string; model: string };
+  b: { agent: string; model: string };
+  onlyInA: string[];
+  onlyInB: string[];
+  rows: {
+    scope: string;
+    paired: number;
+    passA: number;
+    passB: number;
+    difference: number;
+    test: { n: number; b: number; c: number; p: number; method: string };
+  }[];
 }

@@ -3,28 +3,32 @@ import { describeEvent } from "../describe.js";
 import { fill, h } from "../dom.js";
 import { onEvent } from "../events.js";
 import { errorBox, timeOf, type View } from "../view.js";
-import type { EngineEvent, SessionSummary } from "../wire.js";
+import type { EngineEvent, SessionDetail, SessionSummary } from "../wire.js";
 
 /**
  * The agents board: every session of the workspace (running and past), each a card with its state,
- * steps, tool calls, tokens, cost and time, and its live events (tool calls, lints, command output,
- * usage) as they come. Events are queued and drawn once per animation frame, and each card keeps its
- * last LOG_LINES lines, so that many sessions streaming at once keep the page responsive.
+ * steps, tool calls, tokens, cost and time, and its events: what it did so far (GET .../sessions/ID),
+ * then live (GET /api/events). Events are queued and drawn once per animation frame, each card keeps its
+ * last LOG_LINES lines, and the summaries are fetched again at most every REFRESH_MS while events come,
+ * so that many sessions streaming at once keep the page responsive.
  */
 
 const LOG_LINES = 200;
+const REFRESH_MS = 500;
 
 interface Card {
   summary: SessionSummary;
   root: HTMLElement;
   state: HTMLElement;
+  where: HTMLElement;
   facts: HTMLElement;
   log: HTMLOListElement;
   actions: HTMLElement;
+  /** Live events that came while its history was loading (drawn after it, less what it holds). */
+  early?: EngineEvent[];
 }
 
 function elapsed(summary: SessionSummary): string {
-  if (!summary.startedAt) return "";
   const start = Date.parse(summary.startedAt);
   const end = summary.endedAt ? Date.parse(summary.endedAt) : Date.now();
   if (Number.isNaN(start) || Number.isNaN(end)) return "";
@@ -34,9 +38,9 @@ function elapsed(summary: SessionSummary): string {
 
 function factsOf(summary: SessionSummary): string {
   const parts = [
-    `${summary.steps ?? 0} steps`,
-    `${summary.toolCalls ?? 0} tool calls`,
-    `${summary.tokens?.input ?? 0} in / ${summary.tokens?.output ?? 0} out tokens`,
+    `${summary.steps} steps`,
+    `${summary.toolCalls} tool calls`,
+    `${summary.tokens.input} in / ${summary.tokens.output} out tokens`,
   ];
   if (typeof summary.cost === "number") parts.push(`$${summary.cost.toFixed(4)}`);
   const time = elapsed(summary);
@@ -44,18 +48,33 @@ function factsOf(summary: SessionSummary): string {
   return parts.join(" · ");
 }
 
-export const agentsView: View = ({ workspace, main }) => {
+/**
+ * What an event of a session's history and the same event live have in common (not their id, nor their
+ * time: the history's comes from the transcript).
+ */
+function keyOf(event: EngineEvent): string {
+  return JSON.stringify([event.type, event.call, event.phase, event.state, event.text, event.message]);
+}
+
+/** Live events of sessions without a card yet, kept for the card that comes (the newest ORPHANS). */
+const ORPHANS = 2000;
+
+const isLive = (summary: SessionSummary) => summary.state === "running" || summary.state === "waiting";
+
+export const agentsView: View = ({ workspace, main, go }) => {
   const board = h("div", { class: "board", id: "board" });
   const note = h("div", { role: "status" });
   const cards = new Map<string, Card>();
   const pending: EngineEvent[] = [];
+  let orphans: EngineEvent[] = [];
   let frame = 0;
   let gone = false;
-  let reloading: Promise<void> | undefined;
+  let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 
   const control = async (card: Card, action: "stop" | "resume") => {
     try {
       await send("POST", wsPath(workspace.id, "sessions", card.summary.id, action));
+      await refresh();
     } catch (error) {
       fill(note, errorBox(error));
     }
@@ -66,27 +85,75 @@ export const agentsView: View = ({ workspace, main }) => {
     card.root.dataset.state = summary.state;
     card.state.textContent = summary.state;
     card.state.className = `badge state-${summary.state}`;
+    card.where.textContent = [
+      summary.id,
+      summary.branch ? `branch ${summary.branch}` : "",
+      summary.model,
+      timeOf(summary.startedAt),
+      summary.resumedFrom ? `resumes ${summary.resumedFrom}` : "",
+      summary.message ?? "",
+    ]
+      .filter(Boolean)
+      .join(" · ");
     card.facts.textContent = factsOf(summary);
-    const live = summary.state === "running" || summary.state === "waiting";
     fill(
       card.actions,
-      live
+      isLive(summary)
         ? h("button", { class: "stop danger", on: { click: () => void control(card, "stop") } }, "Stop")
         : h("button", { class: "resume", on: { click: () => void control(card, "resume") } }, "Resume"),
       summary.branch
-        ? h("a", { href: `#/review?branch=${encodeURIComponent(summary.branch)}`, class: "button" }, "Review")
+        ? h(
+            "button",
+            {
+              class: "review",
+              on: { click: () => go(`#/review?branch=${encodeURIComponent(summary.branch)}`) },
+            },
+            "Review",
+          )
         : null,
     );
   };
 
+  const addLine = (card: Card, event: EngineEvent) => {
+    card.log.append(
+      h(
+        "li",
+        { class: "event", "data-type": event.type, "data-at": event.at },
+        h("span", { class: "when" }, timeOf(event.at)),
+        " ",
+        describeEvent(event),
+      ),
+    );
+    while (card.log.childElementCount > LOG_LINES) card.log.firstElementChild?.remove();
+  };
+
+  const loadHistory = async (card: Card) => {
+    try {
+      const detail = await get<SessionDetail>(wsPath(workspace.id, "sessions", card.summary.id));
+      if (gone) return;
+      const seen = new Set<string>();
+      for (const event of detail.events.slice(-LOG_LINES)) {
+        seen.add(keyOf(event));
+        addLine(card, event);
+      }
+      for (const event of card.early ?? []) if (!seen.has(keyOf(event))) addLine(card, event);
+    } catch (error) {
+      card.log.append(h("li", { class: "error" }, `history: ${String(error)}`));
+      for (const event of card.early ?? []) addLine(card, event);
+    }
+    card.early = undefined;
+  };
+
+  /** The card of a session (made the first time, with its history and the live events it missed). */
   const cardFor = (summary: SessionSummary): Card => {
     const existing = cards.get(summary.id);
     if (existing) {
-      existing.summary = { ...existing.summary, ...summary };
+      existing.summary = summary;
       drawSummary(existing);
       return existing;
     }
     const state = h("span", { class: "badge" });
+    const where = h("p", { class: "muted where" });
     const facts = h("p", { class: "facts" });
     const log = h("ol", { class: "log" });
     const actions = h("div", { class: "actions" });
@@ -94,88 +161,55 @@ export const agentsView: View = ({ workspace, main }) => {
       "article",
       { class: "session", "data-session": summary.id },
       h("div", { class: "session-head" }, state, h("h2", { class: "task" }, summary.task), actions),
-      h(
-        "p",
-        { class: "muted" },
-        `${summary.id}${summary.branch ? ` · branch ${summary.branch}` : ""} · ${timeOf(summary.startedAt)}`,
-      ),
+      where,
       facts,
       log,
     );
-    const card: Card = { summary, root, state, facts, log, actions };
+    const own = orphans.filter((event) => event.session === summary.id);
+    orphans = orphans.filter((event) => event.session !== summary.id);
+    const card: Card = { summary, root, state, where, facts, log, actions, early: own };
     cards.set(summary.id, card);
     board.prepend(root);
     drawSummary(card);
+    void loadHistory(card);
     return card;
   };
 
-  const addLine = (card: Card, event: EngineEvent) => {
-    const line = describeEvent(event);
-    if (!line) return;
-    card.log.append(
-      h(
-        "li",
-        { class: "event", "data-type": event.type, "data-at": event.at ?? "" },
-        h("span", { class: "when" }, timeOf(event.at)),
-        " ",
-        line,
-      ),
-    );
-    while (card.log.childElementCount > LOG_LINES) card.log.firstElementChild?.remove();
-  };
+  /** The summaries again (steps, tokens, cost come from the engine, not counted here). */
+  async function refresh(): Promise<void> {
+    try {
+      const { sessions } = await get<{ sessions: SessionSummary[] }>(wsPath(workspace.id, "sessions"));
+      if (gone) return;
+      // oldest first, so that prepending leaves the newest on top
+      for (const summary of [...sessions].reverse()) cardFor(summary);
+      if (cards.size === 0) fill(note, h("p", { class: "muted" }, "No sessions yet."));
+      else note.replaceChildren();
+    } catch (error) {
+      if (!gone) fill(note, errorBox(error));
+    }
+  }
 
-  const apply = (card: Card, event: EngineEvent) => {
-    const summary = card.summary;
-    if (event.type === "session" && typeof event.state === "string") {
-      summary.state = event.state as SessionSummary["state"];
-      if (typeof event.endedAt === "string") summary.endedAt = event.endedAt;
-    }
-    if (event.type === "usage") {
-      const tokens = event.tokens as SessionSummary["tokens"] | undefined;
-      if (tokens) summary.tokens = { ...summary.tokens, ...tokens };
-      if (typeof event.cost === "number") summary.cost = event.cost;
-      if (typeof event.steps === "number") summary.steps = event.steps;
-    }
-    if (event.type === "tool") summary.toolCalls = (summary.toolCalls ?? 0) + 1;
-    addLine(card, event);
+  const refreshSoon = () => {
+    refreshTimer ??= setTimeout(() => {
+      refreshTimer = undefined;
+      void refresh();
+    }, REFRESH_MS);
   };
 
   const flush = () => {
     frame = 0;
-    const touched = new Set<Card>();
-    let unknown = false;
     for (const event of pending.splice(0)) {
-      const card = event.session ? cards.get(event.session) : undefined;
-      if (!card) {
-        unknown = true;
-        continue;
+      const card = cards.get(event.session);
+      if (!card) continue;
+      if (card.early) card.early.push(event);
+      else addLine(card, event);
+      if (event.type === "session" && typeof event.state === "string") {
+        card.summary.state = event.state as SessionSummary["state"];
+        if (typeof event.branch === "string") card.summary.branch = event.branch;
+        drawSummary(card);
       }
-      apply(card, event);
-      touched.add(card);
     }
-    for (const card of touched) drawSummary(card);
-    if (unknown) void reload();
   };
-
-  async function reload(): Promise<void> {
-    reloading ??= (async () => {
-      try {
-        const list = await get<SessionSummary[] | { sessions: SessionSummary[] }>(
-          wsPath(workspace.id, "sessions"),
-        );
-        const sessions = Array.isArray(list) ? list : list.sessions;
-        if (gone) return;
-        for (const summary of [...sessions].reverse()) cardFor(summary);
-        if (cards.size === 0) fill(note, h("p", { class: "muted" }, "No sessions yet."));
-        else note.replaceChildren();
-      } catch (error) {
-        if (!gone) fill(note, errorBox(error));
-      } finally {
-        reloading = undefined;
-      }
-    })();
-    return reloading;
-  }
 
   const task = h("input", {
     name: "task",
@@ -185,7 +219,7 @@ export const agentsView: View = ({ workspace, main }) => {
   });
   const cassette = h("input", {
     name: "cassette",
-    placeholder: "cassette (replay; optional)",
+    placeholder: "cassette to replay (optional)",
     "aria-label": "cassette",
   });
   const form = h(
@@ -196,12 +230,17 @@ export const agentsView: View = ({ workspace, main }) => {
         submit: async (event) => {
           event.preventDefault();
           try {
-            await send("POST", wsPath(workspace.id, "sessions"), {
+            const { id } = await send<{ id: string }>("POST", wsPath(workspace.id, "sessions"), {
               task: task.value,
               ...(cassette.value ? { cassette: cassette.value } : {}),
             });
             task.value = "";
-            await reload();
+            cassette.value = "";
+            const { events: _events, ...summary } = await get<SessionDetail>(
+              wsPath(workspace.id, "sessions", id),
+            );
+            if (!cards.has(id)) cardFor(summary);
+            note.replaceChildren();
           } catch (error) {
             fill(note, errorBox(error));
           }
@@ -215,25 +254,27 @@ export const agentsView: View = ({ workspace, main }) => {
 
   fill(main, h("h1", {}, "Agents"), form, note, board);
   const stop = onEvent((event) => {
-    if (
-      event.workspace !== undefined &&
-      event.workspace !== workspace.id &&
-      event.workspace !== workspace.root
-    )
+    if (event.workspace !== workspace.id) return;
+    if (!cards.has(event.session)) {
+      orphans.push(event);
+      if (orphans.length > ORPHANS) orphans.splice(0, orphans.length - ORPHANS);
+      refreshSoon();
       return;
-    if (!event.session) return;
+    }
     pending.push(event);
     frame ||= requestAnimationFrame(flush);
+    if (event.type !== "output") refreshSoon();
   });
   const clock = setInterval(() => {
     for (const card of cards.values())
-      if (!card.summary.endedAt) card.facts.textContent = factsOf(card.summary);
+      if (isLive(card.summary)) card.facts.textContent = factsOf(card.summary);
   }, 1000);
-  void reload();
+  void refresh();
   return () => {
     gone = true;
     stop();
     clearInterval(clock);
     if (frame) cancelAnimationFrame(frame);
+    if (refreshTimer) clearTimeout(refreshTimer);
   };
 };

@@ -40,11 +40,7 @@ export const approvalsView: View = ({ main }) => {
       h(
         "p",
         { class: "muted" },
-        [
-          approval.session ? `session ${approval.session}` : "",
-          approval.branch ? `branch ${approval.branch}` : "",
-          timeOf(approval.askedAt),
-        ]
+        [approval.root, `session ${approval.session}`, `branch ${approval.branch}`, timeOf(approval.askedAt)]
           .filter(Boolean)
           .join(" · "),
       ),
@@ -69,8 +65,8 @@ export const approvalsView: View = ({ main }) => {
     h(
       "li",
       { class: "rule", "data-id": rule.id },
-      h("code", {}, typeof rule.rule === "string" ? rule.rule : JSON.stringify(rule)),
-      rule.workspace ? h("span", { class: "muted" }, ` ${rule.workspace}`) : null,
+      h("code", {}, rule.rule),
+      h("span", { class: "muted" }, ` in ${rule.root} · saved ${new Date(rule.createdAt).toLocaleString()}`),
       h(
         "button",
         {
@@ -92,9 +88,9 @@ export const approvalsView: View = ({ main }) => {
 
   async function load(): Promise<void> {
     try {
-      const [pending, saved] = await Promise.all([
-        get<Approval[]>("/api/approvals"),
-        get<Rule[]>("/api/rules"),
+      const [{ approvals: pending }, { rules: saved }] = await Promise.all([
+        get<{ approvals: Approval[] }>("/api/approvals"),
+        get<{ rules: Rule[] }>("/api/rules"),
       ]);
       if (gone) return;
       fill(

@@ -1,41 +1,70 @@
 import { get, wsPath } from "../api.js";
 import { fill, h } from "../dom.js";
 import { errorBox, type View } from "../view.js";
-import type { EvalRun } from "../wire.js";
+import type { Comparison, EvalRun } from "../wire.js";
 
 /**
- * The eval page: the stored runs of the workspace; one run's HTML report, or the A/B comparison of two,
- * shown in a sandboxed frame (no scripts, an origin of its own: the report holds untrusted text, and the
- * engine serves it with a strict CSP of its own too).
+ * The eval page: the workspace's stored runs; one run's HTML report in a sandboxed frame (no script, an
+ * origin of its own: the report holds untrusted text, and the engine serves it with a CSP of its own
+ * too), or the A/B comparison of two (pass rates per scope and McNemar's test) as a table.
  */
 
 function runLabel(run: EvalRun): string {
-  const parts = [run.id];
-  for (const key of ["name", "suite", "model", "startedAt", "createdAt"]) {
-    const value = run[key];
-    if (typeof value === "string" && value) parts.push(value);
-  }
-  return parts.join(" · ");
+  return `${run.id} · ${run.agent} / ${run.model} · ${run.passed}/${run.tasks} passed · ${new Date(run.createdAt).toLocaleString()}`;
+}
+
+function comparisonTable(comparison: Comparison): HTMLElement {
+  const side = (label: string, run: Comparison["a"]) => `${label}: ${run.agent} / ${run.model}`;
+  return h(
+    "div",
+    { id: "comparison" },
+    h("p", {}, side("A", comparison.a), " — ", side("B", comparison.b)),
+    h(
+      "table",
+      { class: "grid" },
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          ["scope", "paired", "A passed", "B passed", "B − A", "McNemar p"].map((title) =>
+            h("th", {}, title),
+          ),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        comparison.rows.map((row) =>
+          h(
+            "tr",
+            {},
+            h("td", {}, row.scope),
+            h("td", {}, row.paired),
+            h("td", {}, row.passA),
+            h("td", {}, row.passB),
+            h("td", {}, `${row.difference >= 0 ? "+" : ""}${row.difference.toFixed(1)} pts`),
+            h("td", {}, `${row.test.p.toFixed(3)} (${row.test.method}, b=${row.test.b} c=${row.test.c})`),
+          ),
+        ),
+      ),
+    ),
+    comparison.onlyInA.length + comparison.onlyInB.length > 0
+      ? h(
+          "p",
+          { class: "muted" },
+          `Not paired: ${comparison.onlyInA.length} task(s) only in A, ${comparison.onlyInB.length} only in B.`,
+        )
+      : null,
+  );
 }
 
 export const evalView: View = ({ workspace, params, main, go }) => {
   const a = h("select", { id: "eval-a", "aria-label": "run" });
   const b = h("select", { id: "eval-b", "aria-label": "second run (A/B)" });
-  const frame = h("iframe", {
-    id: "report",
-    sandbox: "",
-    title: "eval report",
-    referrerpolicy: "no-referrer",
-  });
+  const shown = h("div", { id: "eval-shown" });
   let gone = false;
-
-  const shown = () => {
-    const first = params.get("a") ?? "";
-    const second = params.get("b") ?? "";
-    if (first && second)
-      frame.src = `${wsPath(workspace.id, "evals", "compare")}?${new URLSearchParams({ a: first, b: second })}`;
-    else if (first) frame.src = wsPath(workspace.id, "evals", first, "report");
-  };
 
   const pick = () => {
     const query = new URLSearchParams({ a: a.value });
@@ -44,21 +73,41 @@ export const evalView: View = ({ workspace, params, main, go }) => {
   };
   a.addEventListener("change", pick);
   b.addEventListener("change", pick);
+
+  const show = async (first: string, second: string) => {
+    if (!second) {
+      fill(
+        shown,
+        h("iframe", {
+          id: "report",
+          sandbox: "",
+          title: "eval report",
+          referrerpolicy: "no-referrer",
+          src: wsPath(workspace.id, "evals", first, "report"),
+        }),
+      );
+      return;
+    }
+    const comparison = await get<Comparison>(wsPath(workspace.id, "evals", "compare"), {
+      a: first,
+      b: second,
+    });
+    if (!gone) fill(shown, comparisonTable(comparison));
+  };
+
   fill(
     main,
     h("h1", {}, "Eval"),
     h("div", { class: "toolbar" }, h("label", {}, "Run ", a), h("label", {}, "compare with ", b)),
-    frame,
+    shown,
   );
-  get<EvalRun[] | { runs: EvalRun[] }>(wsPath(workspace.id, "evals"))
-    .then((answer) => {
+  get<{ runs: EvalRun[] }>(wsPath(workspace.id, "evals"))
+    .then(async ({ runs }) => {
       if (gone) return;
-      const runs = Array.isArray(answer) ? answer : answer.runs;
       if (runs.length === 0) {
         fill(
-          main,
-          h("h1", {}, "Eval"),
-          h("p", { class: "muted" }, "No eval runs stored for this workspace (umbra eval)."),
+          shown,
+          h("p", { class: "muted" }, "No eval runs stored for this workspace (umbra eval writes them)."),
         );
         return;
       }
@@ -73,11 +122,10 @@ export const evalView: View = ({ workspace, params, main, go }) => {
       );
       a.value = params.get("a") ?? runs[0]?.id ?? "";
       b.value = params.get("b") ?? "";
-      if (!params.get("a")) params.set("a", a.value);
-      shown();
+      await show(a.value, b.value);
     })
     .catch((error: unknown) => {
-      if (!gone) fill(main, h("h1", {}, "Eval"), errorBox(error));
+      if (!gone) fill(shown, errorBox(error));
     });
   return () => {
     gone = true;

@@ -1,9 +1,18 @@
+import { type HunkNote, hunkNotes } from "../annotate.js";
 import { get, send, wsPath } from "../api.js";
 import { type DiffFile, type Hunk, parseDiff } from "../diff.js";
 import { fill, h } from "../dom.js";
 import { grammarFor, highlighted } from "../highlight.js";
 import { errorBox, messageOf, type View } from "../view.js";
-import type { AcceptAnswer, Branch, DiffAnswer, UndoAnswer } from "../wire.js";
+import type {
+  AcceptAnswer,
+  Branch,
+  DiffAnswer,
+  EngineEvent,
+  SessionDetail,
+  SessionSummary,
+  UndoAnswer,
+} from "../wire.js";
 
 /**
  * The review page: a branch's diff against its base, highlighted, with accept per file and per hunk
@@ -23,6 +32,39 @@ function lineRow(line: Hunk["lines"][number], grammar: unknown): HTMLElement {
   );
 }
 
+function noteOf(note: HunkNote | undefined): HTMLElement | null {
+  if (!note) return null;
+  return h(
+    "span",
+    { class: "annotation" },
+    note.lintErrors !== undefined
+      ? h(
+          "span",
+          { class: note.lintErrors > 0 ? "lint bad" : "lint good" },
+          note.lintErrors > 0 ? `lint +${note.lintErrors} error(s)` : "lint: no new errors",
+        )
+      : null,
+    note.ranAfter !== undefined
+      ? h(
+          "span",
+          { class: "tested good", title: note.ranAfter },
+          " · ran after the last edit: ",
+          h("code", {}, note.ranAfter),
+        )
+      : note.untested
+        ? h("span", { class: "tested bad" }, " · nothing ran after the last edit")
+        : null,
+  );
+}
+
+/** The events of the session that made `branch`, when one did (else none: the page has nothing to say). */
+async function sessionEvents(workspace: string, branch: string): Promise<EngineEvent[]> {
+  const { sessions } = await get<{ sessions: SessionSummary[] }>(wsPath(workspace, "sessions"));
+  const maker = sessions.find((session) => session.branch === branch);
+  if (!maker) return [];
+  return (await get<SessionDetail>(wsPath(workspace, "sessions", maker.id))).events;
+}
+
 function resultBox(answer: AcceptAnswer): HTMLElement {
   return h(
     "div",
@@ -36,8 +78,28 @@ function resultBox(answer: AcceptAnswer): HTMLElement {
           answer.applied.map((path, i) => [i > 0 ? ", " : "", h("code", {}, path)]),
         )
       : null,
-    answer.verify
-      ? h("p", { class: "verify" }, `verify: ${answer.verify.message ?? answer.verify.text ?? ""}`)
+    answer.verification
+      ? h(
+          "div",
+          { class: answer.verification.passed ? "verify good" : "verify bad" },
+          h(
+            "p",
+            {},
+            answer.verification.passed
+              ? "Verified in a fresh branch"
+              : "Not written: the check in a fresh branch failed",
+            answer.verification.tests
+              ? ` (${answer.verification.tests.command}: ${answer.verification.tests.passed ? "passed" : `exit ${answer.verification.tests.exitCode}`})`
+              : "",
+          ),
+          answer.verification.problems.length > 0
+            ? h(
+                "ul",
+                {},
+                answer.verification.problems.map((problem) => h("li", {}, problem)),
+              )
+            : null,
+        )
       : null,
     answer.conflicts.length > 0
       ? h(
@@ -112,8 +174,9 @@ export const reviewView: View = ({ workspace, params, main, go }) => {
       return resultBox(answer);
     });
 
-  const fileBlock = (file: DiffFile): HTMLElement => {
+  const fileBlock = (file: DiffFile, events: readonly EngineEvent[]): HTMLElement => {
     const grammar = grammarFor(file.path);
+    const notes = hunkNotes(events, file.path, file.hunks);
     return h(
       "section",
       { class: "file", "data-path": file.path },
@@ -137,6 +200,7 @@ export const reviewView: View = ({ workspace, params, main, go }) => {
             { class: "hunk-head" },
             h("code", {}, hunk.header),
             h("span", { class: "stat" }, `+${hunk.added} −${hunk.removed}`),
+            noteOf(notes[hunk.number - 1]),
             h(
               "button",
               {
@@ -166,12 +230,17 @@ export const reviewView: View = ({ workspace, params, main, go }) => {
       return;
     }
     try {
-      const answer = await get<DiffAnswer>(wsPath(workspace.id, "branches", branch, "diff"));
+      const [answer, events] = await Promise.all([
+        get<DiffAnswer>(wsPath(workspace.id, "branches", branch, "diff")),
+        sessionEvents(workspace.id, branch).catch(() => []),
+      ]);
       if (gone) return;
       const files = parseDiff(answer.diff);
       fill(
         body,
-        files.length === 0 ? h("p", { class: "muted" }, "The branch changes nothing.") : files.map(fileBlock),
+        files.length === 0
+          ? h("p", { class: "muted" }, "The branch changes nothing.")
+          : files.map((file) => fileBlock(file, events)),
         answer.unknownBases.length > 0
           ? h("p", { class: "warn" }, `Left out (their base is not known): ${answer.unknownBases.join(", ")}`)
           : null,

@@ -1,8 +1,10 @@
 import { createTwoFilesPatch } from "diff";
 import { describe, expect, it } from "vitest";
 import { applyHunks, hunkCount } from "../../src/accept/index.js";
+import { hunkNotes } from "../../ui/src/annotate.js";
 import { describeEvent } from "../../ui/src/describe.js";
 import { type Hunk, parseDiff, unquotePath } from "../../ui/src/diff.js";
+import type { EngineEvent } from "../../ui/src/wire.js";
 
 // The page's reading of a branch diff must number hunks as the engine's per-hunk accept does, or a click
 // on "Accept hunk 2" would write another hunk.
@@ -70,16 +72,64 @@ describe("parseDiff", () => {
   });
 });
 
+const at = "2026-01-01T00:00:00.000Z";
+const event = (fields: Record<string, unknown>): EngineEvent => ({
+  session: "s",
+  workspace: "w",
+  at,
+  type: "tool",
+  ...fields,
+});
+
 describe("describeEvent", () => {
-  it("makes one short line of an event's known fields", () => {
-    expect(describeEvent({ type: "tool", session: "s", name: "edit", summary: "values.ts: 1 change" })).toBe(
-      "tool edit values.ts: 1 change",
+  it("makes one short line of each kind of event", () => {
+    expect(
+      describeEvent(
+        event({ phase: "call", name: "edit", input: { path: "a.ts", search: "x", replace: "y" } }),
+      ),
+    ).toBe("→ edit a.ts");
+    expect(describeEvent(event({ phase: "result", name: "edit", ok: false, summary: "no match" }))).toBe(
+      "← edit failed: no match",
     );
-    expect(describeEvent({ type: "output", chunk: `${"x".repeat(500)}\n` })).toHaveLength(
-      401,
-    );
-    expect(describeEvent({ type: "usage", tokens: { input: 5, output: 2 }, cost: 0.5 })).toBe(
+    expect(
+      describeEvent(event({ type: "output", stream: "stdout", text: `${"x".repeat(500)}\n` })),
+    ).toHaveLength(401);
+    expect(describeEvent(event({ type: "usage", tokens: { input: 5, output: 2 }, cost: 0.5 }))).toBe(
       "usage 5 in / 2 out tokens $0.5000",
     );
+    expect(describeEvent(event({ type: "lint", name: "edit", errors: 2 }))).toBe(
+      "lint after edit: 2 error(s)",
+    );
+  });
+});
+
+describe("hunkNotes", () => {
+  const diff = parseDiff(section("src/a.ts", BASE, BRANCH));
+  const hunks = diff[0]?.hunks ?? [];
+  const edit = (call: string, replace: string) =>
+    event({ phase: "call", call, name: "edit", input: { path: "src/a.ts", search: "-", replace } });
+  const run = (call: string, command: string) =>
+    event({ phase: "call", call, name: "run_command", input: { command } });
+  const lint = (call: string, errors: number) => event({ type: "lint", call, name: "edit", errors });
+
+  it("gives each hunk the lint errors of the edit that wrote it, and whether a command ran after the last edit", () => {
+    const events = [
+      edit("c1", "line three"),
+      lint("c1", 2),
+      edit("c2", "line 20.5"),
+      lint("c2", 0),
+      run("c3", "npm test"),
+    ];
+    const notes = hunkNotes(events, "src/a.ts", hunks);
+    expect(notes[0]).toEqual({ lintErrors: 2, ranAfter: "npm test", untested: false });
+    expect(notes[1]).toEqual({ lintErrors: 0, ranAfter: "npm test", untested: false });
+    // hunk 3 removes a line: no edit wrote text of it, so the file's last edit answers for it
+    expect(notes[2]).toEqual({ lintErrors: 0, ranAfter: "npm test", untested: false });
+  });
+
+  it("says when nothing ran after the last edit, and says nothing for a file no edit touched", () => {
+    const events = [run("c0", "npm test"), edit("c1", "line three"), lint("c1", 1)];
+    expect(hunkNotes(events, "src/a.ts", hunks)[0]).toEqual({ lintErrors: 1, untested: true });
+    expect(hunkNotes(events, "other.ts", hunks)[0]).toEqual({ untested: false });
   });
 });
