@@ -33,7 +33,7 @@ try {
     });
     const start = performance.now();
     await page.goto(served.url);
-    await page.waitForSelector("#board");
+    await page.waitForSelector("#board", { state: "attached" });
     await page.waitForLoadState("networkidle");
     const ms = performance.now() - start;
     const total = bytes.page + bytes.prism + bytes.api + bytes.other;

@@ -9,6 +9,7 @@ import { stopEngines } from "../helpers/engine.js";
 import { isolatedEnv } from "../helpers/mcp.js";
 import { scaled, waitUntil } from "../helpers/wait.js";
 import { tempDir } from "../helpers/workspace.js";
+import { type ApiClient, body, client, raw } from "../http/client.js";
 
 /**
  * What the browser tests share: Debian's chromium driven by playwright-core, the engine started as a
@@ -87,6 +88,17 @@ export async function serveHttp(root: string, args: string[] = []): Promise<Serv
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
     },
   };
+}
+
+/**
+ * The page's credential outside the browser (cookie + CSRF value), for a test that starts many sessions
+ * at once: only the page may name a cassette.
+ */
+export async function pageClient(served: Served): Promise<ApiClient> {
+  const landing = await raw(served.port, "GET", new URL(served.url).pathname + new URL(served.url).search);
+  const cookie = String(landing.headers["set-cookie"]?.[0] ?? "").split(";")[0] ?? "";
+  const csrf = body<{ csrf: string }>(await client(served.port, { cookie }).get("/api/csrf")).csrf;
+  return client(served.port, { cookie, "x-umbra-csrf": csrf });
 }
 
 /**

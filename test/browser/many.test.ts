@@ -2,11 +2,12 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanup } from "../helpers/workspace.js";
-import { body, client } from "../http/client.js";
+import { body } from "../http/client.js";
 import {
   launchBrowser,
   type OpenedPage,
   openPage,
+  pageClient,
   repository,
   type Served,
   screenshot,
@@ -43,12 +44,10 @@ afterAll(async () => {
 
 describe("twenty sessions streaming", () => {
   it("keep the page responsive and every card bounded", async () => {
-    const api = client(served.port, {
-      authorization: `Bearer ${new URL(served.url).searchParams.get("token")}`,
-    });
+    const api = await pageClient(served);
     const workspace =
       body<{ workspaces: { id: string }[] }>(await api.get("/api/workspaces")).workspaces[0]?.id ?? "";
-    await page.waitForSelector("#board");
+    await page.waitForSelector("#board", { state: "attached" });
     for (let n = 1; n <= SESSIONS; n++) {
       const cassette = await writeCassette(join(served.home, `stream-${n}.jsonl`), "a command that prints", [
         {

@@ -26,6 +26,8 @@ interface Card {
   actions: HTMLElement;
   /** Live events that came while its history was loading (drawn after it, less what it holds). */
   early?: EngineEvent[];
+  /** The log follows new lines (the user has not scrolled up in it). */
+  follow: boolean;
 }
 
 function elapsed(summary: SessionSummary): string {
@@ -96,6 +98,9 @@ export const agentsView: View = ({ workspace, main, go }) => {
       .filter(Boolean)
       .join(" · ");
     card.facts.textContent = factsOf(summary);
+    const controls = `${isLive(summary)} ${summary.branch}`;
+    if (card.actions.dataset.controls === controls) return;
+    card.actions.dataset.controls = controls;
     fill(
       card.actions,
       isLive(summary)
@@ -142,12 +147,14 @@ export const agentsView: View = ({ workspace, main, go }) => {
       for (const event of card.early ?? []) addLine(card, event);
     }
     card.early = undefined;
+    card.log.scrollTop = card.log.scrollHeight;
   };
 
   /** The card of a session (made the first time, with its history and the live events it missed). */
   const cardFor = (summary: SessionSummary): Card => {
     const existing = cards.get(summary.id);
     if (existing) {
+      if (JSON.stringify(existing.summary) === JSON.stringify(summary)) return existing;
       existing.summary = summary;
       drawSummary(existing);
       return existing;
@@ -167,7 +174,10 @@ export const agentsView: View = ({ workspace, main, go }) => {
     );
     const own = orphans.filter((event) => event.session === summary.id);
     orphans = orphans.filter((event) => event.session !== summary.id);
-    const card: Card = { summary, root, state, where, facts, log, actions, early: own };
+    const card: Card = { summary, root, state, where, facts, log, actions, early: own, follow: true };
+    log.addEventListener("scroll", () => {
+      card.follow = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
+    });
     cards.set(summary.id, card);
     board.prepend(root);
     drawSummary(card);
@@ -198,9 +208,11 @@ export const agentsView: View = ({ workspace, main, go }) => {
 
   const flush = () => {
     frame = 0;
+    const touched = new Set<Card>();
     for (const event of pending.splice(0)) {
       const card = cards.get(event.session);
       if (!card) continue;
+      touched.add(card);
       if (card.early) card.early.push(event);
       else addLine(card, event);
       if (event.type === "session" && typeof event.state === "string") {
@@ -209,6 +221,7 @@ export const agentsView: View = ({ workspace, main, go }) => {
         drawSummary(card);
       }
     }
+    for (const card of touched) if (card.follow) card.log.scrollTop = card.log.scrollHeight;
   };
 
   const task = h("input", {
