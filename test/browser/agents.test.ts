@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeOpenAI, startFakeOpenAI } from "../fakes/fake-openai.js";
 import { cleanup } from "../helpers/workspace.js";
 import {
   launchBrowser,
@@ -11,6 +12,7 @@ import {
   type Served,
   screenshot,
   serveHttp,
+  storeEvalRuns,
   writeCassette,
 } from "./harness.js";
 
@@ -28,11 +30,14 @@ let served: Served;
 let browser: Browser;
 let opened: OpenedPage;
 let page: Page;
-let cassettes: { edits: string; network: string };
+let model: FakeOpenAI;
+let cassettes: { edits: string; network: string; repository: string; slow: string };
 
 beforeAll(async () => {
   root = await repository({ "values.ts": BASE, "README.md": "# values\n" });
-  served = await serveHttp(root);
+  // the model of sessions that are not replays (a resumed one): scripted, on loopback
+  model = await startFakeOpenAI([{ text: "Resumed: nothing more to do." }]);
+  served = await serveHttp(root, { UMBRA_MODEL: "fake-model", UMBRA_MODEL_BASE_URL: model.url });
   cassettes = {
     edits: await writeCassette(join(served.home, "edits.jsonl"), "two edits, then the tests", [
       {
@@ -58,6 +63,18 @@ beforeAll(async () => {
       },
       { toolCalls: [{ name: "run_command", input: { command: "echo tests-ran" } }] },
       { text: "Done: v2 and v28 changed." },
+    ]),
+    repository: await writeCassette(join(served.home, "repository.jsonl"), "asks for the network again", [
+      {
+        toolCalls: [
+          { name: "run_command", input: { command: "echo again", network: true, reason: "again" } },
+        ],
+      },
+      { text: "Done." },
+    ]),
+    slow: await writeCassette(join(served.home, "slow.jsonl"), "a command that takes long", [
+      { toolCalls: [{ name: "run_command", input: { command: "echo started-slow; sleep 600" } }] },
+      { text: "Done." },
     ]),
     network: await writeCassette(
       join(served.home, "network.jsonl"),
@@ -87,6 +104,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await served?.stop();
+  await model?.close();
   await cleanup(served?.home, root ? join(root, "..") : undefined);
 });
 
@@ -143,10 +161,44 @@ describe("the web UI with two agents at once", () => {
     expect(await readFile(join(root, "values.ts"), "utf8")).toBe(BASE);
   });
 
-  it("shows the eval page", async () => {
-    await page.click('nav a[data-view="eval"]');
-    await page.locator("main h1", { hasText: "Eval" }).waitFor();
-    await screenshot(page, "eval");
+  it("approves for this repository: the rule is saved, listed and removable", async () => {
+    await page.click('nav a[data-view="agents"]');
+    await startAgent("ask again", cassettes.repository);
+    await page.click('nav a[data-view="approvals"]');
+    await page.locator(".approval", { hasText: "echo again" }).locator("button.approve-repo").click();
+    const rule = page.locator("#rules li.rule", { hasText: "echo again" });
+    await rule.waitFor();
+    await screenshot(page, "approvals-rule");
+    await rule.locator("button.remove-rule").click();
+    await page.locator("#rules", { hasText: "No saved rules." }).waitFor();
+  });
+
+  it("stops a running session, and resumes it in a new one", async () => {
+    await page.click('nav a[data-view="agents"]');
+    await startAgent("run something slow", cassettes.slow);
+    const slow = card("run something slow");
+    await slow.locator("li.event", { hasText: "started-slow" }).first().waitFor();
+    await slow.locator("button.stop").click();
+    await card("run something slow", "stopped").waitFor();
+    const id = await slow.getAttribute("data-session");
+    await slow.locator("button.resume").click();
+    const resumed = page.locator("article.session", {
+      has: page.locator(".where", { hasText: `resumes ${id}` }),
+    });
+    await resumed.locator("li.event", { hasText: "Resumed: nothing more to do." }).waitFor();
+  });
+
+  it("shows an eval run's report sandboxed, and the A/B comparison of two", async () => {
+    const [a, b] = await storeEvalRuns(root, served.env);
+    await page.goto(`${new URL(served.url).origin}/#/eval?a=${a}`);
+    const frame = page.locator("iframe#report");
+    await frame.waitFor();
+    expect(await frame.getAttribute("sandbox")).toBe("");
+    await page.frameLocator("iframe#report").locator("body", { hasText: "a-model" }).waitFor();
+    await screenshot(page, "eval-report");
+    await page.selectOption("#eval-b", b);
+    await page.locator("#comparison td", { hasText: "+66.7 pts" }).first().waitFor();
+    await screenshot(page, "eval-compare");
   });
 
   it("ran with no script error and no CSP violation", () => {

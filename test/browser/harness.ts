@@ -1,8 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
+import type { EvalResults } from "../../src/eval/runner.js";
+import { saveEvalRun } from "../../src/eval/store.js";
 import { type ScriptedTurn, sseBody } from "../fakes/fake-openai.js";
 import { CLI, requireBuiltCli } from "../helpers/cli.js";
 import { stopEngines } from "../helpers/engine.js";
@@ -48,18 +50,21 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-/** `umbra serve --http --root ROOT` with a data dir of its own; resolves once it printed its URL. */
-export async function serveHttp(root: string, args: string[] = []): Promise<Served> {
+/**
+ * `umbra serve --http --root ROOT` with a data dir of its own (and `extraEnv`: a model for sessions that
+ * are not replays); resolves once it printed its URL.
+ */
+export async function serveHttp(root: string, extraEnv: Record<string, string> = {}): Promise<Served> {
   requireBuiltCli();
   const home = await tempDir("browser-home");
-  const env = isolatedEnv(home);
+  const env = { ...isolatedEnv(home), ...extraEnv };
   await mkdir(join(home, "config", "umbra"), { recursive: true });
   // bounds a loaded machine needs for language servers (as test/agent's testEnv)
   await writeFile(
     join(home, "config", "umbra", "config.json"),
     JSON.stringify({ lsp: { requestTimeoutMs: 90_000, lintTimeoutMs: 100_000 } }),
   );
-  const child: ChildProcess = spawn(process.execPath, [CLI, "serve", "--http", "--root", root, ...args], {
+  const child: ChildProcess = spawn(process.execPath, [CLI, "serve", "--http", "--root", root], {
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -155,7 +160,15 @@ export async function openPage(browser: Browser, served: Served): Promise<Opened
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(error.message));
   page.on("console", (message) => {
-    if (message.type() === "error") problems.push(message.text());
+    // a failed request is reported below with its address and answer
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
+      problems.push(message.text());
+  });
+  page.on("response", async (response) => {
+    if (response.status() >= 400)
+      problems.push(
+        `${response.request().method()} ${new URL(response.url()).pathname} ${response.status()}: ${await response.text().catch(() => "")}`,
+      );
   });
   await page.goto(served.url);
   await page.waitForSelector("header nav");
@@ -165,4 +178,55 @@ export async function openPage(browser: Browser, served: Served): Promise<Opened
 export async function screenshot(page: Page, name: string): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Two stored eval runs of the workspace (as `umbra eval` leaves them): a-model passes 1 of 3, b-model 3. */
+export async function storeEvalRuns(root: string, env: NodeJS.ProcessEnv): Promise<[string, string]> {
+  const results = (model: string, passed: boolean[]): EvalResults => {
+    const count = passed.filter(Boolean).length;
+    return {
+      version: 1,
+      agent: "model",
+      model,
+      config: "{}",
+      summary: {
+        tasks: passed.length,
+        passed: count,
+        passRate: count / passed.length,
+        visiblePassed: 0,
+        modelCalls: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        byCategory: {},
+        failures: {},
+      },
+      tasks: passed.map((ok, i) => ({
+        // a task name is untrusted text: it must stay text in the report
+        id: i === 0 ? "<img src=x onerror=alert(1)>" : `task-${i}`,
+        category: "bug",
+        passed: ok,
+        visiblePassed: ok,
+        status: "done",
+        modelCalls: 1,
+        inputTokens: 1,
+        outputTokens: 1,
+      })) as unknown as EvalResults["tasks"],
+    };
+  };
+  const real = realpathSync(root);
+  const a = await saveEvalRun(
+    real,
+    results("a-model", [true, false, false]),
+    [],
+    env,
+    new Date("2026-01-01T00:00:00Z"),
+  );
+  const b = await saveEvalRun(
+    real,
+    results("b-model", [true, true, true]),
+    [],
+    env,
+    new Date("2026-01-02T00:00:00Z"),
+  );
+  return [a, b];
 }

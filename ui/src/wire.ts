@@ -148,6 +148,7 @@ export interface Comparison {
     paired: number;
     passA: number;
     passB: number;
+    /** B's pass rate minus A's over the paired tasks (a fraction). */
     difference: number;
     test: { n: number; b: number; c: number; p: number; method: string };
   }[];

@@ -120,6 +120,12 @@ export const agentsView: View = ({ workspace, main, go }) => {
   };
 
   const addLine = (card: Card, event: EngineEvent) => {
+    const last = card.log.lastElementChild;
+    // the model's text comes in pieces: one line for consecutive pieces
+    if (event.type === "text" && last instanceof HTMLElement && last.dataset.type === "text") {
+      last.append(typeof event.text === "string" ? event.text : "");
+      return;
+    }
     card.log.append(
       h(
         "li",

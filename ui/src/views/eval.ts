@@ -44,7 +44,7 @@ function comparisonTable(comparison: Comparison): HTMLElement {
             h("td", {}, row.paired),
             h("td", {}, row.passA),
             h("td", {}, row.passB),
-            h("td", {}, `${row.difference >= 0 ? "+" : ""}${row.difference.toFixed(1)} pts`),
+            h("td", {}, `${row.difference >= 0 ? "+" : ""}${(row.difference * 100).toFixed(1)} pts`),
             h("td", {}, `${row.test.p.toFixed(3)} (${row.test.method}, b=${row.test.b} c=${row.test.c})`),
           ),
         ),
