@@ -350,15 +350,13 @@ const evalListOp: Handler<"evalList"> = async (ws) => ({
 
 /** The rules saved for the open workspaces, with where each belongs. */
 function savedRules(hub: WorkspaceHub): SavedRule[] {
-  return hub
-    .roots()
-    .flatMap((root) =>
-      savedNetworkRules(root, hub.options.env).map((entry) => ({
-        ...entry,
-        root,
-        workspace: workspaceId(root),
-      })),
-    );
+  return hub.roots().flatMap((root) =>
+    savedNetworkRules(root, hub.options.env).map((entry) => ({
+      ...entry,
+      root,
+      workspace: workspaceId(root),
+    })),
+  );
 }
 
 const WIDE_HANDLERS: { [N in EngineWideName]: WideHandler<N> } = {

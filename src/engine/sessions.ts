@@ -44,6 +44,10 @@ interface Live {
   done: Promise<void>;
 }
 
+/** Whether the session runs now (waiting for an approval is running). */
+const active = (entry: Live | undefined): entry is Live =>
+  entry !== undefined && (entry.state === "running" || entry.state === "waiting");
+
 /** The longest piece of text one event carries (a command's output comes in pieces anyway). */
 const MAX_EVENT_TEXT = 16_000;
 
@@ -176,10 +180,7 @@ export class SessionHub {
 
   /** Sessions running now. */
   get running(): number {
-    let count = 0;
-    for (const entry of this.live.values())
-      if (entry.state === "running" || entry.state === "waiting") count++;
-    return count;
+    return [...this.live.values()].filter(active).length;
   }
 
   private publish(entry: Pick<Live, "id" | "root">, body: EventBody): void {
@@ -308,7 +309,7 @@ export class SessionHub {
 
   async resume(ws: Workspace, p: ParsedParamsOf<"sessionResume">): Promise<{ id: string }> {
     const found = this.live.get(p.session);
-    if (found && found.root === ws.root && (found.state === "running" || found.state === "waiting"))
+    if (active(found) && found.root === ws.root)
       throw new EngineError("BAD_REQUEST", `session ${p.session} is running: stop it first`);
     await this.records(ws, p.session);
     const { root: _root, session, task, ...rest } = p;
@@ -317,15 +318,13 @@ export class SessionHub {
 
   async stop(ws: Workspace, id: string): Promise<SessionInfo> {
     const entry = this.live.get(id);
-    if (!entry || entry.root !== ws.root) {
+    if (!active(entry) || entry.root !== ws.root) {
       await this.records(ws, id);
       throw new EngineError("BAD_REQUEST", `session ${id} is not running in this engine`);
     }
-    if (entry.state === "running" || entry.state === "waiting") {
-      entry.stop.abort();
-      this.approvals.drop(id);
-      await entry.done;
-    }
+    entry.stop.abort();
+    this.approvals.drop(id);
+    await entry.done;
     return this.get(ws, id);
   }
 
@@ -364,7 +363,7 @@ export class SessionHub {
       toolCalls: summary?.toolCalls ?? 0,
       changedFiles: summary?.changedFiles ?? [],
       ...(summary?.resumedFrom ? { resumedFrom: summary.resumedFrom } : {}),
-      live: entry !== undefined && (entry.state === "running" || entry.state === "waiting"),
+      live: active(entry),
     };
   }
 

@@ -44,15 +44,15 @@ function script(request: ChatRequest) {
   const user = request.messages.find((m) => m.role === "user");
   const task = typeof user?.content === "string" ? user.content : JSON.stringify(user?.content ?? "");
   const turn = request.messages.filter((m) => m.role === "tool").length;
-  const name = /create (\w+)/.exec(task)?.[1];
-  if (task.includes("hang")) return { kind: "hang" as const };
+  const name = /^create (\w+)/.exec(task)?.[1];
+  if (task.startsWith("hang")) return { kind: "hang" as const };
   if (turn > 0) return { text: "done", usage: { input: 50, output: 5 } };
   if (name)
     return {
       toolCalls: [{ name: "edit", input: { path: `${name}.txt`, search: "", replace: `${name}\n` } }],
       usage: { input: 120, output: 30 },
     };
-  if (task.includes("network"))
+  if (task.startsWith("use the network"))
     return {
       toolCalls: [
         {
@@ -509,7 +509,7 @@ describe("eval runs", () => {
     expect(report.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(report.headers["content-security-policy"]).toContain("sandbox");
     expect(report.headers["content-security-policy"]).toContain("default-src 'none'");
-    expect(report.text).toContain("&lt;script&gt;");
+    expect(report.text).toContain("&#60;script&#62;alert(1)");
     expect(report.text).not.toContain("<script>alert");
     const compare = await page.get(`${ws}/evals/compare?a=${a}&b=${b}`);
     expect(compare.status).toBe(200);
