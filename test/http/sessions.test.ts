@@ -453,6 +453,24 @@ describe("the approvals queue", () => {
   }, 240_000);
 });
 
+describe("a session stopped while its request waits", () => {
+  it("drops the request: denied, gone from the queue, the command never runs", async () => {
+    const id = await start("use the network, then be stopped");
+    await waitUntil(
+      async () => body<{ approvals: ApprovalItem[] }>(await page.get("/api/approvals")).approvals.length > 0,
+      "the request",
+    );
+    const stopped = await page.send("POST", `${ws}/sessions/${id}/stop`);
+    expect(body<SessionInfo>(stopped)).toMatchObject({ state: "stopped", live: false });
+    expect(body<{ approvals: ApprovalItem[] }>(await page.get("/api/approvals")).approvals).toEqual([]);
+    expect(eventsOf(id, "approval").map((e) => [e.state, e.decision])).toEqual([
+      ["queued", undefined],
+      ["answered", "dropped"],
+    ]);
+    expect(eventsOf(id, "output")).toEqual([]);
+  }, 240_000);
+});
+
 describe("eval runs", () => {
   const results = (model: string, passed: boolean[]): EvalResults => ({
     version: 1,
