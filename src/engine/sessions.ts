@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { CassetteError, readCassette } from "../agent/cassette.js";
+import { readCassette } from "../agent/cassette.js";
 import type { AgentEvent, AgentStatus } from "../agent/loop.js";
 import { resolveModelSpec } from "../agent/providers.js";
 import { runSession } from "../agent/run.js";
@@ -212,12 +212,7 @@ export class SessionHub {
   private cassetteOf(ws: Workspace, cassette: string | undefined): string | undefined {
     if (cassette === undefined) return undefined;
     const file = isAbsolute(cassette) ? cassette : resolve(ws.root, cassette);
-    try {
-      readCassette(file);
-    } catch (error) {
-      if (error instanceof CassetteError) throw new EngineError("BAD_REQUEST", error.message);
-      throw error;
-    }
+    readCassette(file);
     return file;
   }
 
