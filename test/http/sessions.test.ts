@@ -19,7 +19,7 @@ import { type ChatRequest, type FakeOpenAI, sseBody, startFakeOpenAI } from "../
 import { gitFixture, isolatedEnv } from "../helpers/mcp.js";
 import { waitUntil } from "../helpers/wait.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
-import { type ApiClient, body, client, errorOf, raw } from "./client.js";
+import { type ApiClient, body, errorOf, raw, signIn } from "./client.js";
 import { type EventStream, openEvents } from "./events.js";
 
 // Agent sessions held by the engine, driven over the HTTP API: started from the page against the fake
@@ -83,28 +83,29 @@ async function ended(id: string): Promise<SessionDetail> {
   return sessionOf(id);
 }
 
+const queue = async (): Promise<ApprovalItem[]> =>
+  body<{ approvals: ApprovalItem[] }>(await page.get("/api/approvals")).approvals;
+
+/** The first request in the approvals queue, once there is one. */
+async function waitingRequest(): Promise<ApprovalItem | undefined> {
+  await waitUntil(async () => (await queue()).length > 0, "a request in the approvals queue");
+  return (await queue())[0];
+}
+
 const eventsOf = (id: string, type?: string): LiveEvent[] =>
   stream.events.filter((event) => event.session === id && (type === undefined || event.type === type));
 
 /** Runs `act`; checks that the folder, the sessions, the queue and the rules are as they were. */
 async function changesNothing(act: () => Promise<void>): Promise<void> {
-  const before = [
+  const state = async () => [
     await fingerprint(root),
-    (await sessions()).map((s) => s.id),
-    await page.get("/api/approvals"),
-    await page.get("/api/rules"),
+    JSON.stringify((await sessions()).map((s) => s.id)),
+    (await page.get("/api/approvals")).text,
+    (await page.get("/api/rules")).text,
   ];
+  const before = await state();
   await act();
-  const after = [
-    await fingerprint(root),
-    (await sessions()).map((s) => s.id),
-    await page.get("/api/approvals"),
-    await page.get("/api/rules"),
-  ];
-  expect(after[0]).toBe(before[0]);
-  expect(after[1]).toEqual(before[1]);
-  expect((after[2] as { text: string }).text).toBe((before[2] as { text: string }).text);
-  expect((after[3] as { text: string }).text).toBe((before[3] as { text: string }).text);
+  expect(await state()).toEqual(before);
 }
 
 beforeAll(async () => {
@@ -121,11 +122,7 @@ beforeAll(async () => {
   await engine.call(opener, "status", { root });
   engine.disconnect(opener);
   ws = `/api/workspaces/${workspaceId(root)}`;
-  const landing = await raw(port, "GET", `/?token=${http.token}`);
-  cookie = String(landing.headers["set-cookie"]?.[0] ?? "").split(";")[0] ?? "";
-  const csrf = body<{ csrf: string }>(await client(port, { cookie }).get("/api/csrf")).csrf;
-  page = client(port, { cookie, "x-umbra-csrf": csrf });
-  bearer = client(port, { authorization: `Bearer ${http.token}` });
+  ({ cookie, page, bearer } = await signIn(port, http.token));
   stream = await openEvents(port, "/api/events", { cookie });
 }, 120_000);
 
@@ -380,11 +377,7 @@ describe("agent sessions", () => {
 describe("the approvals queue", () => {
   it("queues a session's network request; the page approves it for the repository and the command goes on", async () => {
     const id = await start("use the network");
-    await waitUntil(
-      async () => body<{ approvals: ApprovalItem[] }>(await page.get("/api/approvals")).approvals.length > 0,
-      "the request in the queue",
-    );
-    const [item] = body<{ approvals: ApprovalItem[] }>(await page.get("/api/approvals")).approvals;
+    const item = await waitingRequest();
     expect(item).toMatchObject({
       session: id,
       workspace: workspaceId(root),
@@ -438,31 +431,24 @@ describe("the approvals queue", () => {
 
   it("a denied request is not run: the agent reads why and goes on", async () => {
     const id = await start("use the network, denied");
-    await waitUntil(
-      async () => body<{ approvals: ApprovalItem[] }>(await page.get("/api/approvals")).approvals.length > 0,
-      "the request",
-    );
-    const [item] = body<{ approvals: ApprovalItem[] }>(await page.get("/api/approvals")).approvals;
+    const item = await waitingRequest();
     expect((await page.send("POST", `/api/approvals/${item?.id}`, { decision: "deny" })).status).toBe(200);
     expect((await ended(id)).state).toBe("done");
     const result = eventsOf(id, "tool").find((e) => e.phase === "result");
     expect(result).toMatchObject({ name: "run_command", ok: false });
     expect(String(result?.summary)).toContain("not approved");
     expect(eventsOf(id, "output")).toEqual([]);
-    expect(body<{ approvals: ApprovalItem[] }>(await page.get("/api/approvals")).approvals).toEqual([]);
+    expect(await queue()).toEqual([]);
   }, 240_000);
 });
 
 describe("a session stopped while its request waits", () => {
   it("drops the request: denied, gone from the queue, the command never runs", async () => {
     const id = await start("use the network, then be stopped");
-    await waitUntil(
-      async () => body<{ approvals: ApprovalItem[] }>(await page.get("/api/approvals")).approvals.length > 0,
-      "the request",
-    );
+    await waitingRequest();
     const stopped = await page.send("POST", `${ws}/sessions/${id}/stop`);
     expect(body<SessionInfo>(stopped)).toMatchObject({ state: "stopped", live: false });
-    expect(body<{ approvals: ApprovalItem[] }>(await page.get("/api/approvals")).approvals).toEqual([]);
+    expect(await queue()).toEqual([]);
     expect(eventsOf(id, "approval").map((e) => [e.state, e.decision])).toEqual([
       ["queued", undefined],
       ["answered", "dropped"],
