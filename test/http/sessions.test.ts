@@ -571,6 +571,11 @@ describe("the OpenAPI description", () => {
     }>(await page.get("/api/openapi.json"));
     const sessionsPath = doc.paths["/api/workspaces/{workspace}/sessions"];
     expect(sessionsPath?.post?.requestBody).toBeDefined();
+    // results described by their schema where the engine has one
+    const listed = JSON.stringify(sessionsPath?.get);
+    for (const field of ["sessions", "state", "tokens", "toolCalls", "waiting"])
+      expect(listed).toContain(field);
+    expect(JSON.stringify(doc.paths["/api/approvals"]?.get)).toContain("rule");
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
         "/api/events",
