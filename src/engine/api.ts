@@ -427,9 +427,15 @@ export const approvalItemSchema = z.object({
   workspace: z.string().describe("the workspace id"),
   root: z.string(),
   branch: z.string(),
-  command: z.string().describe("the command line, quoted as it runs"),
-  reason: z.string(),
-  rule: z.string().describe("the sandbox.network.allowCommands entry that would allow it"),
+  command: z
+    .string()
+    .describe("the command line, quoted as it runs, control characters escaped (\\n, \\u202e)"),
+  reason: z.string().describe("the agent's reason, control characters escaped"),
+  rule: z
+    .string()
+    .describe(
+      "the sandbox.network.allowCommands entry that would allow it; '' when the command holds control characters (no rule is offered)",
+    ),
   askedAt: z.string(),
 });
 export type ApprovalItem = z.infer<typeof approvalItemSchema>;

@@ -16,6 +16,7 @@ import {
 import type { UmbraConfig } from "../config/config.js";
 import { workspaceId } from "../config/paths.js";
 import { allowEntryFor, commandLine, firstApproving, type NetworkRequest } from "../sandbox/index.js";
+import { shownPath } from "../workspace/errors.js";
 import type { LiveEvent, ParsedParamsOf, SessionDetail, SessionInfo, SessionState } from "./api.js";
 import type { ApprovalQueue } from "./approvals.js";
 import { EngineError } from "./errors.js";
@@ -241,13 +242,16 @@ export class SessionHub {
     const asked = async (request: NetworkRequest) => {
       if (entry.stop.signal.aborted) return false;
       this.setState(entry, "waiting");
+      // the agent's words, shown with their control characters escaped: a bidirectional override
+      // cannot make the page show another command than the one that runs; a rule holding one is not offered
+      const rule = allowEntryFor(request);
       const approved = await this.approvals.ask({
         session: id,
         root: ws.root,
         branch: entry.branch,
-        command: commandLine(request),
-        reason: request.reason ?? "",
-        rule: allowEntryFor(request),
+        command: shownPath(commandLine(request)),
+        reason: shownPath(request.reason ?? ""),
+        rule: shownPath(rule) === rule ? rule : "",
       });
       if (entry.state === "waiting" && this.approvals.waiting(id) === 0) this.setState(entry, "running");
       return approved;

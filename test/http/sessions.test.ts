@@ -52,6 +52,15 @@ function script(request: ChatRequest) {
       toolCalls: [{ name: "edit", input: { path: `${name}.txt`, search: "", replace: `${name}\n` } }],
       usage: { input: 120, output: 30 },
     };
+  if (task.startsWith("hide the command"))
+    return {
+      toolCalls: [
+        {
+          name: "run_command",
+          input: { command: "echo ok \u202e# kcah", network: true, reason: "line\nbreak" },
+        },
+      ],
+    };
   if (task.startsWith("use the network"))
     return {
       toolCalls: [
@@ -439,6 +448,27 @@ describe("the approvals queue", () => {
     expect(String(result?.summary)).toContain("not approved");
     expect(eventsOf(id, "output")).toEqual([]);
     expect(await queue()).toEqual([]);
+  }, 240_000);
+});
+
+describe("a request whose words hold control characters", () => {
+  it("shows them escaped and offers no rule: the page cannot be shown another command than the one that runs", async () => {
+    const id = await start("hide the command");
+    const item = await waitingRequest();
+    expect(item).toMatchObject({
+      session: id,
+      command: 'sh -c "echo ok \\u202e# kcah"',
+      reason: "line\\nbreak",
+      rule: "",
+    });
+    await changesNothing(async () => {
+      const refused = await page.send("POST", `/api/approvals/${item?.id}`, { decision: "repository" });
+      expect(refused.status).toBe(400);
+      expect(errorOf(refused)?.message).toContain("control characters");
+    });
+    expect((await page.send("POST", `/api/approvals/${item?.id}`, { decision: "once" })).status).toBe(200);
+    expect((await ended(id)).state).toBe("done");
+    expect(eventsOf(id, "tool").find((e) => e.phase === "result")).toMatchObject({ ok: true });
   }, 240_000);
 });
 
