@@ -20,6 +20,31 @@ function jsonSchema(schema: z.ZodTypeAny): Json {
 
 const ERROR_RESPONSE = { $ref: "#/components/responses/Error" };
 
+/** The event stream's: which workspace, and where a reconnecting page left off. */
+const EVENT_PARAMETERS = [
+  {
+    name: "workspace",
+    in: "query",
+    required: false,
+    schema: { type: "string" },
+    description: "only this workspace's events",
+  },
+  {
+    name: "since",
+    in: "query",
+    required: false,
+    schema: { type: "integer", minimum: 0 },
+    description: "replay the kept events after this id",
+  },
+  {
+    name: "Last-Event-ID",
+    in: "header",
+    required: false,
+    schema: { type: "integer", minimum: 0 },
+    description: "as since (an EventSource that reconnects sends it)",
+  },
+];
+
 /** What a success carries: JSON, an event stream, or an HTML document. */
 function resultContent(route: Route): Json {
   if ("own" in route && route.own === "events")
@@ -49,6 +74,7 @@ function operation(route: Route): Json {
       default: ERROR_RESPONSE,
     },
   };
+  if ("own" in route && route.own === "events") op.parameters = EVENT_PARAMETERS;
   if (!("operation" in route)) return op;
   const input = jsonSchema(inputSchema(route));
   if (inQuery(route)) {

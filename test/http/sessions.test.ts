@@ -606,6 +606,11 @@ describe("the OpenAPI description", () => {
     for (const field of ["sessions", "state", "tokens", "toolCalls", "waiting"])
       expect(listed).toContain(field);
     expect(JSON.stringify(doc.paths["/api/approvals"]?.get)).toContain("rule");
+    expect(doc.paths["/api/events"]?.get?.parameters?.map((p) => p.name)).toEqual([
+      "workspace",
+      "since",
+      "Last-Event-ID",
+    ]);
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
         "/api/events",
