@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { UmbraConfig } from "./config.js";
 import { workspaceDir } from "./paths.js";
 
 export interface StoredRule {
@@ -40,6 +41,21 @@ function store(realRoot: string, rules: StoredRule[], env: NodeJS.ProcessEnv): v
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify(rules, null, 2)}\n`, { mode: 0o600 });
   renameSync(temp, file);
+}
+
+/**
+ * What the user allows network for in the workspace at `realRoot`: their `sandbox.network.allowCommands`
+ * and the rules they saved for it (read now: one saved a moment ago counts).
+ */
+export function networkAllowlist(
+  realRoot: string,
+  config: Pick<UmbraConfig, "sandbox">,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
+  return [
+    ...(config.sandbox.network.allowCommands ?? []),
+    ...savedNetworkRules(realRoot, env).map((entry) => entry.rule),
+  ];
 }
 
 /** Saves `rule` for the workspace (the one already saved when it is there). */

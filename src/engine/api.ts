@@ -380,32 +380,28 @@ export interface AcceptResult extends Omit<AcceptReport, "planned"> {
 // ---------------------------------------------------------------------------------------------
 // Agent sessions, live events, approvals, eval runs
 
-export type SessionState = "running" | "waiting" | "stopped" | "done" | "failed";
+const sessionState = z.enum(["running", "waiting", "stopped", "done", "failed"]);
+export type SessionState = z.infer<typeof sessionState>;
 
 /** One agent session of a workspace: held by this engine now, or stored (a transcript of an earlier one). */
-export interface SessionInfo {
-  id: string;
-  task: string;
-  /** waiting: running, with a network request in the approvals queue. */
-  state: SessionState;
-  /** The session's shadow branch ('' until it has one). */
-  branch: string;
-  model: string;
-  startedAt: string;
-  endedAt?: string;
-  /** Why it ended, in words. */
-  message?: string;
-  steps: number;
-  tokens: { input: number; output: number };
-  /** US dollars, when `agent.price` is set. */
-  cost?: number;
-  toolCalls: number;
-  changedFiles: string[];
-  /** The session it continues. */
-  resumedFrom?: string;
-  /** This engine runs it (else it is an earlier one's, or another process's). */
-  live: boolean;
-}
+export const sessionInfoSchema = z.object({
+  id: z.string(),
+  task: z.string(),
+  state: sessionState.describe("waiting: running, with a network request in the approvals queue"),
+  branch: z.string().describe("the session's shadow branch ('' until it has one)"),
+  model: z.string(),
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  message: z.string().optional().describe("why it ended, in words"),
+  steps: z.number(),
+  tokens: z.object({ input: z.number(), output: z.number() }),
+  cost: z.number().optional().describe("US dollars, when agent.price is set"),
+  toolCalls: z.number(),
+  changedFiles: z.array(z.string()),
+  resumedFrom: z.string().optional().describe("the session it continues"),
+  live: z.boolean().describe("this engine runs it (else it is an earlier one's, or another process's)"),
+});
+export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 
 /** A live event: what the agents board shows as it happens. Sent over SSE as `event: type`, `data: JSON`. */
 export interface LiveEvent {
@@ -425,41 +421,65 @@ export interface SessionDetail extends SessionInfo {
 }
 
 /** A network request of an agent's command, waiting for the user. */
-export interface ApprovalItem {
-  id: string;
-  session: string;
-  /** The workspace id. */
-  workspace: string;
-  root: string;
-  branch: string;
-  /** The command line, quoted as it runs. */
-  command: string;
-  reason: string;
-  /** The sandbox.network.allowCommands entry that would allow it ("repository" saves it). */
-  rule: string;
-  askedAt: string;
-}
+export const approvalItemSchema = z.object({
+  id: z.string(),
+  session: z.string(),
+  workspace: z.string().describe("the workspace id"),
+  root: z.string(),
+  branch: z.string(),
+  command: z
+    .string()
+    .describe("the command line, quoted as it runs, control characters escaped (\\n, \\u202e)"),
+  reason: z.string().describe("the agent's reason, control characters escaped"),
+  rule: z
+    .string()
+    .describe(
+      "the sandbox.network.allowCommands entry that would allow it; '' when the command holds control characters (no rule is offered)",
+    ),
+  askedAt: z.string(),
+});
+export type ApprovalItem = z.infer<typeof approvalItemSchema>;
 
 /** A network rule the user saved for a workspace (in the data directory, never in the workspace). */
-export interface SavedRule {
-  id: string;
-  workspace: string;
-  root: string;
-  /** An allowCommands entry: a command name or a glob over the command line. */
-  rule: string;
-  createdAt: string;
-}
+export const savedRuleSchema = z.object({
+  id: z.string(),
+  workspace: z.string(),
+  root: z.string(),
+  rule: z.string().describe("an allowCommands entry: a command name or a glob over the command line"),
+  createdAt: z.string(),
+});
+export type SavedRule = z.infer<typeof savedRuleSchema>;
 
 /** A stored eval run (written by `umbra eval` under the workspace's data folder). */
-export interface EvalRunInfo {
-  id: string;
-  createdAt: string;
-  agent: string;
-  model: string;
-  tasks: number;
-  passed: number;
-  passRate: number;
-}
+export const evalRunInfoSchema = z.object({
+  id: z.string(),
+  createdAt: z.string(),
+  agent: z.string(),
+  model: z.string(),
+  tasks: z.number(),
+  passed: z.number(),
+  passRate: z.number(),
+});
+export type EvalRunInfo = z.infer<typeof evalRunInfoSchema>;
+
+const started = z.object({ id: z.string().describe("the new session's id") });
+
+/** The results described in the OpenAPI document (the others are TypeScript types only). */
+export const RESULT_SCHEMAS: Partial<Record<OperationName, z.ZodTypeAny>> = {
+  sessionStart: started,
+  sessionResume: started,
+  sessionList: z.object({ sessions: z.array(sessionInfoSchema) }),
+  sessionStop: sessionInfoSchema,
+  approvalList: z.object({ approvals: z.array(approvalItemSchema) }),
+  approvalAnswer: z.object({
+    approval: z.string(),
+    decision: z.enum(["once", "repository", "deny"]),
+    rule: savedRuleSchema.optional(),
+  }),
+  ruleList: z.object({ rules: z.array(savedRuleSchema) }),
+  ruleDelete: z.object({ deleted: z.string() }),
+  evalList: z.object({ runs: z.array(evalRunInfoSchema) }),
+};
 
 export type RebaseResult = RebaseReport;
 

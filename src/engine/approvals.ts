@@ -60,6 +60,11 @@ export class ApprovalQueue {
       );
     const { item } = entry;
     let rule: SavedRule | undefined;
+    if (decision === "repository" && !item.rule)
+      throw new EngineError(
+        "BAD_REQUEST",
+        "this command holds control characters: no rule is saved for it (approve it once, or deny)",
+      );
     if (decision === "repository") {
       const saved = saveNetworkRule(item.root, item.rule, this.env);
       rule = { ...saved, root: item.root, workspace: item.workspace };

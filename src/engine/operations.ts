@@ -1,5 +1,6 @@
 import { AcceptError, acceptChanges, rebaseBranch, undoLastAccept } from "../accept/index.js";
 import { type Verification, verifyAccept } from "../accept/verify.js";
+import { CassetteError } from "../agent/cassette.js";
 import { agentChanges } from "../agent/run.js";
 import { refused } from "../agent/tools/files.js";
 import {
@@ -269,36 +270,31 @@ const acceptOp: Handler<"accept"> = (ws, p, caller, call) =>
         })
         .catch(() => false);
     };
-    const confirmed = plan.planned.length > 0 && (ws.config.mcp.autoAccept || (await ask()));
-    if (!confirmed) {
+    /** The plan, answered as an accept that wrote nothing. */
+    const notWritten = (
+      fields: Pick<AcceptResult, "confirmed" | "message" | "verification">,
+    ): AcceptResult => {
       const { planned: _planned, ...rest } = plan;
-      return {
-        ...rest,
-        written: false,
-        applied: [],
+      return { ...rest, written: false, applied: [], discarded: false, ...fields };
+    };
+    const confirmed = plan.planned.length > 0 && (ws.config.mcp.autoAccept || (await ask()));
+    if (!confirmed)
+      return notWritten({
         confirmed: false,
-        discarded: false,
         message:
           plan.planned.length === 0
             ? plan.message
             : "not accepted: the user did not confirm (nothing was written; the branch is kept)",
-      };
-    }
+      });
     let verification: Verification | undefined;
     if (p.verify !== undefined && p.verify !== false) {
       verification = await verifyAccept(request, verifyCommand(ws, p.verify), call.signal).catch(fail);
-      if (!verification.passed) {
-        const { planned: _planned, ...rest } = plan;
-        return {
-          ...rest,
-          written: false,
-          applied: [],
+      if (!verification.passed)
+        return notWritten({
           confirmed: true,
-          discarded: false,
           verification,
           message: `not accepted: the result does not pass verification (${verification.problems[0]?.split("\n")[0] ?? "failed"}); nothing was written`,
-        };
-      }
+        });
     }
     const { planned: _planned, ...report } = await acceptChanges(request).catch(fail);
     const all = report.conflicts.length === 0 && report.refused.length === 0 && !p.files;
@@ -327,14 +323,7 @@ const lintOp: Handler<"lint"> = async (ws, p) => {
   return host.lint(files, target.rel, p.content === undefined ? {} : { content: p.content });
 };
 
-const evalRun = async (ws: Workspace, id: string) => {
-  try {
-    return await loadEvalRun(ws.root, id, ws.env);
-  } catch (error) {
-    if (error instanceof EvalRunNotFoundError) throw new EngineError("NOT_FOUND", error.message);
-    throw error;
-  }
-};
+const evalRun = (ws: Workspace, id: string) => loadEvalRun(ws.root, id, ws.env);
 
 const evalListOp: Handler<"evalList"> = async (ws) => ({
   runs: (await listEvalRuns(ws.root, ws.env)).map(({ id, createdAt, results }) => ({
@@ -350,15 +339,13 @@ const evalListOp: Handler<"evalList"> = async (ws) => ({
 
 /** The rules saved for the open workspaces, with where each belongs. */
 function savedRules(hub: WorkspaceHub): SavedRule[] {
-  return hub
-    .roots()
-    .flatMap((root) =>
-      savedNetworkRules(root, hub.options.env).map((entry) => ({
-        ...entry,
-        root,
-        workspace: workspaceId(root),
-      })),
-    );
+  return hub.roots().flatMap((root) =>
+    savedNetworkRules(root, hub.options.env).map((entry) => ({
+      ...entry,
+      root,
+      workspace: workspaceId(root),
+    })),
+  );
 }
 
 const WIDE_HANDLERS: { [N in EngineWideName]: WideHandler<N> } = {
@@ -427,6 +414,8 @@ function engineError(error: unknown): EngineError {
   if (error instanceof NotIndexedError) return new EngineError("UNAVAILABLE", error.message);
   if (error instanceof FileAccessError)
     return new EngineError(error.code === "MISSING" ? "NOT_FOUND" : "REFUSED", error.message);
+  if (error instanceof EvalRunNotFoundError) return new EngineError("NOT_FOUND", error.message);
+  if (error instanceof CassetteError) return new EngineError("BAD_REQUEST", error.message);
   if (error instanceof ShadowError)
     return new EngineError(error.code === "BRANCH_NOT_FOUND" ? "NOT_FOUND" : "INTERNAL", error.message);
   const name = (error as { name?: string })?.name;

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { CassetteError, readCassette } from "../agent/cassette.js";
+import { readCassette } from "../agent/cassette.js";
 import type { AgentEvent, AgentStatus } from "../agent/loop.js";
 import { resolveModelSpec } from "../agent/providers.js";
 import { runSession } from "../agent/run.js";
@@ -16,6 +16,7 @@ import {
 import type { UmbraConfig } from "../config/config.js";
 import { workspaceId } from "../config/paths.js";
 import { allowEntryFor, commandLine, firstApproving, type NetworkRequest } from "../sandbox/index.js";
+import { shownPath } from "../workspace/errors.js";
 import type { LiveEvent, ParsedParamsOf, SessionDetail, SessionInfo, SessionState } from "./api.js";
 import type { ApprovalQueue } from "./approvals.js";
 import { EngineError } from "./errors.js";
@@ -43,6 +44,10 @@ interface Live {
   stop: AbortController;
   done: Promise<void>;
 }
+
+/** Whether the session runs now (waiting for an approval is running). */
+const active = (entry: Live | undefined): entry is Live =>
+  entry !== undefined && (entry.state === "running" || entry.state === "waiting");
 
 /** The longest piece of text one event carries (a command's output comes in pieces anyway). */
 const MAX_EVENT_TEXT = 16_000;
@@ -176,10 +181,7 @@ export class SessionHub {
 
   /** Sessions running now. */
   get running(): number {
-    let count = 0;
-    for (const entry of this.live.values())
-      if (entry.state === "running" || entry.state === "waiting") count++;
-    return count;
+    return [...this.live.values()].filter(active).length;
   }
 
   private publish(entry: Pick<Live, "id" | "root">, body: EventBody): void {
@@ -211,12 +213,7 @@ export class SessionHub {
   private cassetteOf(ws: Workspace, cassette: string | undefined): string | undefined {
     if (cassette === undefined) return undefined;
     const file = isAbsolute(cassette) ? cassette : resolve(ws.root, cassette);
-    try {
-      readCassette(file);
-    } catch (error) {
-      if (error instanceof CassetteError) throw new EngineError("BAD_REQUEST", error.message);
-      throw error;
-    }
+    readCassette(file);
     return file;
   }
 
@@ -245,13 +242,16 @@ export class SessionHub {
     const asked = async (request: NetworkRequest) => {
       if (entry.stop.signal.aborted) return false;
       this.setState(entry, "waiting");
+      // the agent's words, shown with their control characters escaped: a bidirectional override
+      // cannot make the page show another command than the one that runs; a rule holding one is not offered
+      const rule = allowEntryFor(request);
       const approved = await this.approvals.ask({
         session: id,
         root: ws.root,
         branch: entry.branch,
-        command: commandLine(request),
-        reason: request.reason ?? "",
-        rule: allowEntryFor(request),
+        command: shownPath(commandLine(request)),
+        reason: shownPath(request.reason ?? ""),
+        rule: shownPath(rule) === rule ? rule : "",
       });
       if (entry.state === "waiting" && this.approvals.waiting(id) === 0) this.setState(entry, "running");
       return approved;
@@ -308,7 +308,7 @@ export class SessionHub {
 
   async resume(ws: Workspace, p: ParsedParamsOf<"sessionResume">): Promise<{ id: string }> {
     const found = this.live.get(p.session);
-    if (found && found.root === ws.root && (found.state === "running" || found.state === "waiting"))
+    if (active(found) && found.root === ws.root)
       throw new EngineError("BAD_REQUEST", `session ${p.session} is running: stop it first`);
     await this.records(ws, p.session);
     const { root: _root, session, task, ...rest } = p;
@@ -317,15 +317,13 @@ export class SessionHub {
 
   async stop(ws: Workspace, id: string): Promise<SessionInfo> {
     const entry = this.live.get(id);
-    if (!entry || entry.root !== ws.root) {
+    if (!active(entry) || entry.root !== ws.root) {
       await this.records(ws, id);
       throw new EngineError("BAD_REQUEST", `session ${id} is not running in this engine`);
     }
-    if (entry.state === "running" || entry.state === "waiting") {
-      entry.stop.abort();
-      this.approvals.drop(id);
-      await entry.done;
-    }
+    entry.stop.abort();
+    this.approvals.drop(id);
+    await entry.done;
     return this.get(ws, id);
   }
 
@@ -364,7 +362,7 @@ export class SessionHub {
       toolCalls: summary?.toolCalls ?? 0,
       changedFiles: summary?.changedFiles ?? [],
       ...(summary?.resumedFrom ? { resumedFrom: summary.resumedFrom } : {}),
-      live: entry !== undefined && (entry.state === "running" || entry.state === "waiting"),
+      live: active(entry),
     };
   }
 

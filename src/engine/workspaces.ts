@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { accessRulesFor } from "../agent/tools/files.js";
 import type { ToolContext } from "../agent/tools/types.js";
 import { loadConfig, type UmbraConfig } from "../config/config.js";
-import { savedNetworkRules } from "../config/network-rules.js";
+import { networkAllowlist } from "../config/network-rules.js";
 import { workspaceDir } from "../config/paths.js";
 import { NotIndexedError } from "../index/embedders.js";
 import { type IndexProgress, indexWorkspace } from "../index/indexer.js";
@@ -446,11 +446,7 @@ export class Workspace {
    * saved for this workspace from the approvals queue (read at each request: a rule saved a moment ago counts).
    */
   allowlist(): Approver {
-    return (request) =>
-      allowlistApprover([
-        ...(this.config.sandbox.network.allowCommands ?? []),
-        ...savedNetworkRules(this.root, this.env).map((entry) => entry.rule),
-      ])(request);
+    return (request) => allowlistApprover(networkAllowlist(this.root, this.config, this.env))(request);
   }
 
   async discard(id: string): Promise<void> {

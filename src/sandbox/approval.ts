@@ -65,8 +65,10 @@ export function allowlistMatches(entry: string, request: Pick<NetworkRequest, "c
 }
 
 /**
- * The allowCommands entry that allows exactly `request` (the command line as allowlistMatches reads it;
- * a `*` in it becomes `?`, so that the entry covers no more than one character there).
+ * The allowCommands entry that allows exactly `request`: the command line as allowlistMatches reads it,
+ * a `*` in it made `?` (the entry then covers one character there, no more). A command without
+ * arguments gets its bare name, which allows it with any arguments; the agent's run_command always
+ * asks for `sh -c COMMAND`.
  */
 export function allowEntryFor(request: Pick<NetworkRequest, "command" | "args">): string {
   return [request.command, ...request.args].join(" ").replace(/\*/g, "?");

@@ -10,7 +10,7 @@ import { PAGE_CSP } from "../../src/http/ui.js";
 import { NO_HOOKS } from "../helpers/engine.js";
 import { gitFixture, isolatedEnv, MATH_TS, USE_TS } from "../helpers/mcp.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
-import { type ApiClient, body, client, errorOf, raw } from "./client.js";
+import { type ApiClient, body, client, errorOf, raw, signIn } from "./client.js";
 
 // The HTTP API on an engine of this process, reached over loopback as the page, a program with the
 // token, or a hostile page would: every endpoint, and every refusal leaves the folder and branches as
@@ -41,11 +41,7 @@ beforeAll(async () => {
   http = await serveHttpApi({ engine, port: 0, log: (line) => logged.push(line) });
   port = http.port;
   ws = `/api/workspaces/${workspaceId(root)}`;
-  const landing = await raw(port, "GET", `/?token=${http.token}`);
-  cookie = String(landing.headers["set-cookie"]?.[0] ?? "").split(";")[0] ?? "";
-  bearer = client(port, { authorization: `Bearer ${http.token}` });
-  csrf = body<{ csrf: string }>(await client(port, { cookie }).get("/api/csrf")).csrf;
-  page = client(port, { cookie, "x-umbra-csrf": csrf });
+  ({ cookie, csrf, page, bearer } = await signIn(port, http.token));
 });
 
 afterAll(async () => {

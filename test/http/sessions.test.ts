@@ -19,7 +19,7 @@ import { type ChatRequest, type FakeOpenAI, sseBody, startFakeOpenAI } from "../
 import { gitFixture, isolatedEnv } from "../helpers/mcp.js";
 import { waitUntil } from "../helpers/wait.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
-import { type ApiClient, body, client, errorOf, raw } from "./client.js";
+import { type ApiClient, body, errorOf, raw, signIn } from "./client.js";
 import { type EventStream, openEvents } from "./events.js";
 
 // Agent sessions held by the engine, driven over the HTTP API: started from the page against the fake
@@ -44,15 +44,24 @@ function script(request: ChatRequest) {
   const user = request.messages.find((m) => m.role === "user");
   const task = typeof user?.content === "string" ? user.content : JSON.stringify(user?.content ?? "");
   const turn = request.messages.filter((m) => m.role === "tool").length;
-  const name = /create (\w+)/.exec(task)?.[1];
-  if (task.includes("hang")) return { kind: "hang" as const };
+  const name = /^create (\w+)/.exec(task)?.[1];
+  if (task.startsWith("hang")) return { kind: "hang" as const };
   if (turn > 0) return { text: "done", usage: { input: 50, output: 5 } };
   if (name)
     return {
       toolCalls: [{ name: "edit", input: { path: `${name}.txt`, search: "", replace: `${name}\n` } }],
       usage: { input: 120, output: 30 },
     };
-  if (task.includes("network"))
+  if (task.startsWith("hide the command"))
+    return {
+      toolCalls: [
+        {
+          name: "run_command",
+          input: { command: "echo ok \u202e# kcah", network: true, reason: "line\nbreak" },
+        },
+      ],
+    };
+  if (task.startsWith("use the network"))
     return {
       toolCalls: [
         {
@@ -83,28 +92,29 @@ async function ended(id: string): Promise<SessionDetail> {
   return sessionOf(id);
 }
 
+const queue = async (): Promise<ApprovalItem[]> =>
+  body<{ approvals: ApprovalItem[] }>(await page.get("/api/approvals")).approvals;
+
+/** The first request in the approvals queue, once there is one. */
+async function waitingRequest(): Promise<ApprovalItem | undefined> {
+  await waitUntil(async () => (await queue()).length > 0, "a request in the approvals queue");
+  return (await queue())[0];
+}
+
 const eventsOf = (id: string, type?: string): LiveEvent[] =>
   stream.events.filter((event) => event.session === id && (type === undefined || event.type === type));
 
 /** Runs `act`; checks that the folder, the sessions, the queue and the rules are as they were. */
 async function changesNothing(act: () => Promise<void>): Promise<void> {
-  const before = [
+  const state = async () => [
     await fingerprint(root),
-    (await sessions()).map((s) => s.id),
-    await page.get("/api/approvals"),
-    await page.get("/api/rules"),
+    JSON.stringify((await sessions()).map((s) => s.id)),
+    (await page.get("/api/approvals")).text,
+    (await page.get("/api/rules")).text,
   ];
+  const before = await state();
   await act();
-  const after = [
-    await fingerprint(root),
-    (await sessions()).map((s) => s.id),
-    await page.get("/api/approvals"),
-    await page.get("/api/rules"),
-  ];
-  expect(after[0]).toBe(before[0]);
-  expect(after[1]).toEqual(before[1]);
-  expect((after[2] as { text: string }).text).toBe((before[2] as { text: string }).text);
-  expect((after[3] as { text: string }).text).toBe((before[3] as { text: string }).text);
+  expect(await state()).toEqual(before);
 }
 
 beforeAll(async () => {
@@ -121,11 +131,7 @@ beforeAll(async () => {
   await engine.call(opener, "status", { root });
   engine.disconnect(opener);
   ws = `/api/workspaces/${workspaceId(root)}`;
-  const landing = await raw(port, "GET", `/?token=${http.token}`);
-  cookie = String(landing.headers["set-cookie"]?.[0] ?? "").split(";")[0] ?? "";
-  const csrf = body<{ csrf: string }>(await client(port, { cookie }).get("/api/csrf")).csrf;
-  page = client(port, { cookie, "x-umbra-csrf": csrf });
-  bearer = client(port, { authorization: `Bearer ${http.token}` });
+  ({ cookie, page, bearer } = await signIn(port, http.token));
   stream = await openEvents(port, "/api/events", { cookie });
 }, 120_000);
 
@@ -380,11 +386,7 @@ describe("agent sessions", () => {
 describe("the approvals queue", () => {
   it("queues a session's network request; the page approves it for the repository and the command goes on", async () => {
     const id = await start("use the network");
-    await waitUntil(
-      async () => body<{ approvals: ApprovalItem[] }>(await page.get("/api/approvals")).approvals.length > 0,
-      "the request in the queue",
-    );
-    const [item] = body<{ approvals: ApprovalItem[] }>(await page.get("/api/approvals")).approvals;
+    const item = await waitingRequest();
     expect(item).toMatchObject({
       session: id,
       workspace: workspaceId(root),
@@ -438,18 +440,50 @@ describe("the approvals queue", () => {
 
   it("a denied request is not run: the agent reads why and goes on", async () => {
     const id = await start("use the network, denied");
-    await waitUntil(
-      async () => body<{ approvals: ApprovalItem[] }>(await page.get("/api/approvals")).approvals.length > 0,
-      "the request",
-    );
-    const [item] = body<{ approvals: ApprovalItem[] }>(await page.get("/api/approvals")).approvals;
+    const item = await waitingRequest();
     expect((await page.send("POST", `/api/approvals/${item?.id}`, { decision: "deny" })).status).toBe(200);
     expect((await ended(id)).state).toBe("done");
     const result = eventsOf(id, "tool").find((e) => e.phase === "result");
     expect(result).toMatchObject({ name: "run_command", ok: false });
     expect(String(result?.summary)).toContain("not approved");
     expect(eventsOf(id, "output")).toEqual([]);
-    expect(body<{ approvals: ApprovalItem[] }>(await page.get("/api/approvals")).approvals).toEqual([]);
+    expect(await queue()).toEqual([]);
+  }, 240_000);
+});
+
+describe("a request whose words hold control characters", () => {
+  it("shows them escaped and offers no rule: the page cannot be shown another command than the one that runs", async () => {
+    const id = await start("hide the command");
+    const item = await waitingRequest();
+    expect(item).toMatchObject({
+      session: id,
+      command: 'sh -c "echo ok \\u202e# kcah"',
+      reason: "line\\nbreak",
+      rule: "",
+    });
+    await changesNothing(async () => {
+      const refused = await page.send("POST", `/api/approvals/${item?.id}`, { decision: "repository" });
+      expect(refused.status).toBe(400);
+      expect(errorOf(refused)?.message).toContain("control characters");
+    });
+    expect((await page.send("POST", `/api/approvals/${item?.id}`, { decision: "once" })).status).toBe(200);
+    expect((await ended(id)).state).toBe("done");
+    expect(eventsOf(id, "tool").find((e) => e.phase === "result")).toMatchObject({ ok: true });
+  }, 240_000);
+});
+
+describe("a session stopped while its request waits", () => {
+  it("drops the request: denied, gone from the queue, the command never runs", async () => {
+    const id = await start("use the network, then be stopped");
+    await waitingRequest();
+    const stopped = await page.send("POST", `${ws}/sessions/${id}/stop`);
+    expect(body<SessionInfo>(stopped)).toMatchObject({ state: "stopped", live: false });
+    expect(await queue()).toEqual([]);
+    expect(eventsOf(id, "approval").map((e) => [e.state, e.decision])).toEqual([
+      ["queued", undefined],
+      ["answered", "dropped"],
+    ]);
+    expect(eventsOf(id, "output")).toEqual([]);
   }, 240_000);
 });
 
@@ -509,7 +543,7 @@ describe("eval runs", () => {
     expect(report.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(report.headers["content-security-policy"]).toContain("sandbox");
     expect(report.headers["content-security-policy"]).toContain("default-src 'none'");
-    expect(report.text).toContain("&lt;script&gt;");
+    expect(report.text).toContain("&#60;script&#62;alert(1)");
     expect(report.text).not.toContain("<script>alert");
     const compare = await page.get(`${ws}/evals/compare?a=${a}&b=${b}`);
     expect(compare.status).toBe(200);
@@ -567,6 +601,16 @@ describe("the OpenAPI description", () => {
     }>(await page.get("/api/openapi.json"));
     const sessionsPath = doc.paths["/api/workspaces/{workspace}/sessions"];
     expect(sessionsPath?.post?.requestBody).toBeDefined();
+    // results described by their schema where the engine has one
+    const listed = JSON.stringify(sessionsPath?.get);
+    for (const field of ["sessions", "state", "tokens", "toolCalls", "waiting"])
+      expect(listed).toContain(field);
+    expect(JSON.stringify(doc.paths["/api/approvals"]?.get)).toContain("rule");
+    expect(doc.paths["/api/events"]?.get?.parameters?.map((p) => p.name)).toEqual([
+      "workspace",
+      "since",
+      "Last-Event-ID",
+    ]);
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
         "/api/events",
