@@ -24,9 +24,9 @@ import { PAGE_CSP, uiFile } from "./ui.js";
  * The engine asks its client to confirm an accept. Here the page's request is the user's click: it
  * carries the session cookie (which only the browser that opened the printed URL holds) and the CSRF
  * value (which only a page of this origin can read), and this origin serves nothing but JSON and the
- * web UI's own files from umbra's installation (ui.ts), so no script an agent wrote runs on it. A bearer client (a program the user gave the
- * token) is untrusted like any agent: its accepts are not confirmed, network is never approved, and it
- * may not undo.
+ * web UI's own files from umbra's installation (ui.ts), so no script an agent wrote runs on it. A
+ * bearer client (a program the user gave the token) is untrusted like any agent: its accepts are not
+ * confirmed, network is never approved, and it may not undo.
  */
 
 export interface HttpApiOptions {

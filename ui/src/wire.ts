@@ -107,6 +107,7 @@ export interface SessionDetail extends SessionSummary {
   events: EngineEvent[];
 }
 
+/** Its command and reason come with control characters escaped by the engine (still untrusted text). */
 export interface Approval {
   id: string;
   session: string;
@@ -115,7 +116,7 @@ export interface Approval {
   branch: string;
   command: string;
   reason: string;
-  /** The sandbox.network.allowCommands entry that would allow it. */
+  /** The sandbox.network.allowCommands entry that would allow it; '' when none may be saved. */
   rule: string;
   askedAt: string;
 }

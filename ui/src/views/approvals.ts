@@ -52,11 +52,14 @@ export const approvalsView: View = ({ main }) => {
           { class: "approve-once", on: { click: () => void decide(approval, "once") } },
           "Approve once",
         ),
-        h(
-          "button",
-          { class: "approve-repo", on: { click: () => void decide(approval, "repository") } },
-          "Approve for this repository",
-        ),
+        // no rule is offered for a command with control characters (it is shown escaped): once or deny only
+        approval.rule
+          ? h(
+              "button",
+              { class: "approve-repo", on: { click: () => void decide(approval, "repository") } },
+              "Approve for this repository",
+            )
+          : null,
         h("button", { class: "deny danger", on: { click: () => void decide(approval, "deny") } }, "Deny"),
       ),
     );

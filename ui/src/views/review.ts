@@ -1,7 +1,7 @@
 import { type HunkNote, hunkNotes } from "../annotate.js";
 import { get, send, wsPath } from "../api.js";
 import { type DiffFile, type Hunk, parseDiff } from "../diff.js";
-import { fill, h } from "../dom.js";
+import { type Child, fill, h } from "../dom.js";
 import { grammarFor, highlighted } from "../highlight.js";
 import { errorBox, messageOf, type View } from "../view.js";
 import type {
@@ -30,6 +30,11 @@ function lineRow(line: Hunk["lines"][number], grammar: unknown): HTMLElement {
     h("td", { class: "sign" }, sign),
     h("td", { class: "text" }, line.kind === "note" ? line.text : highlighted(line.text, grammar)),
   );
+}
+
+/** Paths as code, comma-separated. */
+function pathList(paths: readonly string[]): Child[] {
+  return paths.map((path, i) => [i > 0 ? ", " : "", h("code", {}, path)]);
 }
 
 function noteOf(note: HunkNote | undefined): HTMLElement | null {
@@ -70,14 +75,7 @@ function resultBox(answer: AcceptAnswer): HTMLElement {
     "div",
     { class: answer.written ? "result ok" : "result held", role: "status" },
     h("p", {}, answer.message),
-    answer.applied.length > 0
-      ? h(
-          "p",
-          { class: "applied" },
-          "written: ",
-          answer.applied.map((path, i) => [i > 0 ? ", " : "", h("code", {}, path)]),
-        )
-      : null,
+    answer.applied.length > 0 ? h("p", { class: "applied" }, "written: ", pathList(answer.applied)) : null,
     answer.verification
       ? h(
           "div",
@@ -290,12 +288,7 @@ export const reviewView: View = ({ workspace, params, main, go }) => {
                 { class: answer.found ? "result ok" : "result held", role: "status" },
                 h("p", {}, answer.message),
                 answer.restored.length > 0
-                  ? h(
-                      "p",
-                      { class: "restored" },
-                      "put back: ",
-                      answer.restored.map((path, i) => [i > 0 ? ", " : "", h("code", {}, path)]),
-                    )
+                  ? h("p", { class: "restored" }, "put back: ", pathList(answer.restored))
                   : null,
                 answer.left.length > 0
                   ? h(
