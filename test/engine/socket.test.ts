@@ -37,8 +37,14 @@ class FakeCore implements EngineCore {
     return this.callers.size;
   }
 
-  /** Agent sessions the fake runs (the tests set it). */
-  runningSessions = 0;
+  /** Agent sessions the fake runs (the tests set it), and how often the server looked. */
+  sessions = 0;
+  sessionChecks = 0;
+
+  get runningSessions(): number {
+    this.sessionChecks++;
+    return this.sessions;
+  }
 
   /** Calls of `rebase` waiting for their signal, and those whose signal came. */
   waiting = 0;
@@ -326,16 +332,16 @@ describe("the engine's socket", () => {
   });
 
   it("does not stop for idleness while an agent session runs; the idle time counts from its end", async () => {
-    core.runningSessions = 1;
+    core.sessions = 1;
     const running = await serve(100);
     let stopped = false;
     void running.stopped.then(() => {
       stopped = true;
     });
-    // ten idle times and more: no client, no request, but a session runs
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // a check every 50 ms: twenty of them span ten idle times (no client, no request, but a session runs)
+    await waitUntil(() => core.sessionChecks >= 20, "twenty idle checks");
     expect(stopped).toBe(false);
-    core.runningSessions = 0;
+    core.sessions = 0;
     expect(await running.stopped).toBe("idle");
   });
 
