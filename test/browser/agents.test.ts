@@ -20,6 +20,9 @@ import {
 // run at once and their events appear live on the board; one asks for the network, the request waits in
 // the approvals queue, is approved there and its command goes on; one hunk of the other's branch is
 // accepted from the review page, the user's folder then holds exactly that hunk, and undo takes it back.
+// Then: a rule saved "for this repository" is listed and removed; an agent's HTML in a request stays
+// text and a denied command does not run; stop and resume; an eval report and an A/B comparison.
+// Screenshots of each page go to test/browser/screenshots/.
 
 const LINES = Array.from({ length: 30 }, (_, i) => `export const v${i + 1} = ${i + 1};`);
 const BASE = `${LINES.join("\n")}\n`;
@@ -31,7 +34,7 @@ let browser: Browser;
 let opened: OpenedPage;
 let page: Page;
 let model: FakeOpenAI;
-let cassettes: { edits: string; network: string; repository: string; slow: string };
+let cassettes: { edits: string; network: string; repository: string; hostile: string; slow: string };
 
 beforeAll(async () => {
   root = await repository({ "values.ts": BASE, "README.md": "# values\n" });
@@ -68,6 +71,21 @@ beforeAll(async () => {
       {
         toolCalls: [
           { name: "run_command", input: { command: "echo again", network: true, reason: "again" } },
+        ],
+      },
+      { text: "Done." },
+    ]),
+    hostile: await writeCassette(join(served.home, "hostile.jsonl"), "a request in HTML", [
+      {
+        toolCalls: [
+          {
+            name: "run_command",
+            input: {
+              command: "echo '<img src=x onerror=\"window.__pwned=3\">'",
+              network: true,
+              reason: "<b>trust me</b>",
+            },
+          },
         ],
       },
       { text: "Done." },
@@ -171,6 +189,26 @@ describe("the web UI with two agents at once", () => {
     await screenshot(page, "approvals-rule");
     await rule.locator("button.remove-rule").click();
     await page.locator("#rules", { hasText: "No saved rules." }).waitFor();
+  });
+
+  it("shows an agent's HTML in a request as text; denying it keeps the command from running", async () => {
+    await page.click('nav a[data-view="agents"]');
+    await startAgent("ask in HTML", cassettes.hostile);
+    await page.click('nav a[data-view="approvals"]');
+    const item = page.locator(".approval", { hasText: "<img src=x" });
+    await item.waitFor();
+    // as the engine quotes it for the shell, shown as text
+    expect(await item.locator(".command").textContent()).toContain("<img src=x onerror=");
+    expect(await item.textContent()).toContain("<b>trust me</b>");
+    expect(await page.locator("main img, main b").count()).toBe(0);
+    await item.locator("button.deny").click();
+    await page.locator("#queue-empty").waitFor();
+    await page.click('nav a[data-view="agents"]');
+    const hostile = card("ask in HTML");
+    await hostile.locator("li.event", { hasText: "not approved" }).first().waitFor();
+    await card("ask in HTML", "done").waitFor();
+    expect(await hostile.locator('li.event[data-type="output"]').count()).toBe(0);
+    expect(await page.evaluate("typeof window.__pwned")).toBe("undefined");
   });
 
   it("stops a running session, and resumes it in a new one", async () => {

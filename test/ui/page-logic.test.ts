@@ -6,8 +6,9 @@ import { describeEvent } from "../../ui/src/describe.js";
 import { type Hunk, parseDiff, unquotePath } from "../../ui/src/diff.js";
 import type { EngineEvent } from "../../ui/src/wire.js";
 
-// The page's reading of a branch diff must number hunks as the engine's per-hunk accept does, or a click
-// on "Accept hunk 2" would write another hunk.
+// The page's pure logic, run in Node: its reading of a branch diff must number hunks as the engine's
+// per-hunk accept does (or a click on "Accept hunk 2" would write another hunk); one line per event;
+// the review's notes per hunk from a session's events.
 
 const BASE = `${Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
 const BRANCH = BASE.replace("line 3\n", "line three\n")
