@@ -71,8 +71,13 @@ async function round(sessions, parent, served, page, credential) {
     const observer = new MutationObserver((records) => {
       const added = [];
       for (const record of records)
+        // this round's sessions only (a page is sent the kept events of earlier rounds when it opens)
         for (const node of record.addedNodes)
-          if (node instanceof HTMLElement && node.dataset.type === "output")
+          if (
+            node instanceof HTMLElement &&
+            node.dataset.type === "output" &&
+            node.closest("article.session")?.querySelector(".task")?.textContent.startsWith(prefix)
+          )
             added.push(Date.parse(node.dataset.at));
       if (added.length)
         requestAnimationFrame(() => {
