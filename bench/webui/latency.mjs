@@ -70,8 +70,8 @@ async function round(sessions, parent, served, page, credential) {
     window.__long = 0;
     const observer = new MutationObserver((records) => {
       const added = [];
+      // this round's sessions only (a page is sent the kept events of earlier rounds when it opens)
       for (const record of records)
-        // this round's sessions only (a page is sent the kept events of earlier rounds when it opens)
         for (const node of record.addedNodes)
           if (
             node instanceof HTMLElement &&
