@@ -22,6 +22,8 @@ export interface ContextOptions {
   index?: OpenedIndex;
   signal?: AbortSignal;
   onWarning?: (message: string) => void;
+  /** Output of run_command's commands, as it comes. */
+  onOutput?: (stream: "stdout" | "stderr", chunk: string) => void;
 }
 
 /** A ToolContext plus the resources it opened, released by close(). */
@@ -107,6 +109,7 @@ export function createToolContext(options: ContextOptions): AgentContext {
     sandbox,
     approver: options.approver ?? alwaysDeny(),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onOutput ? { onOutput: options.onOutput } : {}),
     async close() {
       if (ownedHost) await ownedHost.shutdown();
       if (indexPromise && !options.index) {

@@ -36,6 +36,8 @@ export type AgentEvent =
       ok: boolean;
       summary: string;
       output: string;
+      /** Errors the call's change introduced (the lints after an edit), when linted. */
+      lintErrors?: number;
     }
   | { type: "retry"; attempt: number; delayMs: number; reason: string }
   | { type: "notice"; message: string }
@@ -450,6 +452,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentOutcome> 
           ok: result.ok,
           summary: result.summary,
           output,
+          ...(result.lintErrors !== undefined ? { lintErrors: result.lintErrors } : {}),
         });
         options.session?.write({
           type: "tool-result",

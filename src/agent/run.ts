@@ -37,6 +37,10 @@ export interface SessionOptions {
   index?: OpenedIndex;
   tools?: readonly AgentTool[];
   onEvent?: (event: AgentEvent) => void;
+  /** Called once the session has its branch (before the loop starts). */
+  onStart?: (start: { branch: string; task: string }) => void;
+  /** Output of the session's commands, as it comes. */
+  onOutput?: (stream: "stdout" | "stderr", chunk: string) => void;
   onWarning?: (message: string) => void;
   signal?: AbortSignal;
   retryBaseMs?: number;
@@ -151,6 +155,7 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
     branch: branch.id,
     ...(options.replay ? { replay: options.replay } : {}),
   });
+  options.onStart?.({ branch: branch.id, task });
   const context = createToolContext({
     branch,
     root: options.root,
@@ -161,6 +166,7 @@ export async function runSession(options: SessionOptions): Promise<SessionResult
     ...(options.index ? { index: options.index } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+    ...(options.onOutput ? { onOutput: options.onOutput } : {}),
   });
   let kept = false;
   try {

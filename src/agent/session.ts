@@ -123,6 +123,56 @@ export interface SessionSummary {
   applied: boolean | undefined;
   usage: Usage | undefined;
   file: string;
+  branch?: string;
+  endedAt?: string;
+  /** Why it ended, in words. */
+  message?: string;
+  resumedFrom?: string;
+}
+
+/** The status of a session whose transcript has no end (still running, or a crash). */
+export const UNFINISHED = "running or interrupted";
+
+/** What a transcript's records say of the session; `startedAt` when it has no start record. */
+export function summarizeTranscript(
+  id: string,
+  file: string,
+  records: readonly SessionRecord[],
+  startedAt: string,
+): SessionSummary {
+  const summary: SessionSummary = {
+    id,
+    task: "",
+    model: "",
+    startedAt,
+    status: UNFINISHED,
+    steps: 0,
+    toolCalls: 0,
+    changedFiles: [],
+    applied: undefined,
+    usage: undefined,
+    file,
+  };
+  for (const record of records) {
+    if (record.type === "session") {
+      summary.task = record.task;
+      summary.model = record.model;
+      summary.startedAt = record.startedAt;
+      if (record.branch) summary.branch = record.branch;
+      if (record.resumedFrom) summary.resumedFrom = record.resumedFrom;
+    } else if (record.type === "usage") {
+      summary.steps = Math.max(summary.steps, record.step);
+      summary.usage = record.total;
+    } else if (record.type === "tool-call") summary.toolCalls++;
+    else if (record.type === "end") {
+      summary.status = record.status;
+      summary.usage = record.usage;
+      summary.changedFiles = record.changedFiles;
+      summary.endedAt = record.endedAt;
+      summary.message = record.message;
+    } else if (record.type === "apply") summary.applied = record.applied;
+  }
+  return summary;
 }
 
 /** The workspace's sessions, newest first. */
@@ -136,35 +186,8 @@ export async function listSessions(
   for (const name of names.filter((n) => n.endsWith(".jsonl"))) {
     const file = join(dir, name);
     const text = await readFile(file, "utf8").catch(() => "");
-    const summary: SessionSummary = {
-      id: name.slice(0, -".jsonl".length),
-      task: "",
-      model: "",
-      startedAt: (await stat(file).catch(() => undefined))?.mtime.toISOString() ?? "",
-      status: "running or interrupted",
-      steps: 0,
-      toolCalls: 0,
-      changedFiles: [],
-      applied: undefined,
-      usage: undefined,
-      file,
-    };
-    for (const record of parseTranscript(text)) {
-      if (record.type === "session") {
-        summary.task = record.task;
-        summary.model = record.model;
-        summary.startedAt = record.startedAt;
-      } else if (record.type === "usage") {
-        summary.steps = Math.max(summary.steps, record.step);
-        summary.usage = record.total;
-      } else if (record.type === "tool-call") summary.toolCalls++;
-      else if (record.type === "end") {
-        summary.status = record.status;
-        summary.usage = record.usage;
-        summary.changedFiles = record.changedFiles;
-      } else if (record.type === "apply") summary.applied = record.applied;
-    }
-    out.push(summary);
+    const mtime = (await stat(file).catch(() => undefined))?.mtime.toISOString() ?? "";
+    out.push(summarizeTranscript(name.slice(0, -".jsonl".length), file, parseTranscript(text), mtime));
   }
   return out.sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
 }

@@ -1,19 +1,15 @@
 /**
  * Accepting a branch's recorded changes from the CLI (`umbra agent`, `umbra shadow apply`, `umbra
  * sessions apply`): optionally verified first in a fresh branch (lints and the test command), then
- * merged three ways into the user's folder (src/accept), reported one line per file, and followed by the
+ * merged three ways into the user's folder (src/accept; the check is src/accept/verify.ts), reported one line per file, and followed by the
  * test command in the user's folder where the caller asks for it.
  */
 import { createInterface } from "node:readline";
 import { type AcceptReport, type AcceptRequest, acceptChanges, conflictLine } from "../accept/index.js";
+import { type Verification, verifyAccept } from "../accept/verify.js";
 import { runTests, type TestRun } from "../agent/apply.js";
-import { accessRulesFor } from "../agent/tools/files.js";
 import type { UmbraConfig } from "../config/config.js";
 import { confirmTestCommand, testCommandConfirmed } from "../config/trust.js";
-import { branchLauncher } from "../lsp/branch-launcher.js";
-import { LspHost } from "../lsp/index.js";
-import { openSandbox } from "../sandbox/index.js";
-import { fork } from "../shadow/index.js";
 import { shownPath } from "../workspace/errors.js";
 
 const write = (text: string) => void process.stderr.write(text);
@@ -59,70 +55,6 @@ export async function testCommandFor(
       `${label}: not running the repository's test command ${JSON.stringify(asked)}: confirm it on a terminal, or pass --test-command\n`,
     );
   return undefined;
-}
-
-/** What --verify found in the fresh branch. */
-export interface Verification {
-  passed: boolean;
-  /** One line each: what failed. */
-  problems: string[];
-  tests?: { command: string; passed: boolean; exitCode: number | null };
-}
-
-/**
- * Builds what the accept would write in a fresh branch of the user's folder and checks it there: lint
- * errors the merged files introduce (language servers, as `umbra lint`), then the test command. The
- * user's folder is not touched.
- */
-async function verifyAccept(
-  request: AcceptRequest & { config: UmbraConfig },
-  testCommand: string | undefined,
-): Promise<Verification> {
-  const plan = await acceptChanges({ ...request, dryRun: true });
-  const problems = plan.conflicts.map((conflict) => `conflict: ${conflictLine(conflict)}`);
-  const env = request.env ?? process.env;
-  const branch = await fork(request.root, { env });
-  let host: LspHost | undefined;
-  try {
-    const { launcher, policy } = await branchLauncher(branch, request.config, env);
-    host = new LspHost({ config: request.config.lsp, launcher, env });
-    const files = branch.files(accessRulesFor(policy, request.root));
-    for (const { path, result } of plan.planned) {
-      if (result.kind !== "file" || !host.detect(request.root, path)) continue;
-      const lint = await host.lint(files, path, { content: (await result.load()).toString("utf8") });
-      const errors = [...lint.introduced, ...lint.otherFiles.flatMap((file) => file.introduced)].filter(
-        (diag) => diag.severity === "error",
-      );
-      for (const diag of errors)
-        problems.push(`lint: ${diag.path}:${diag.line}:${diag.column}: ${diag.message.split("\n")[0]}`);
-    }
-    // the fresh branch holds the user's folder: each planned result is written over it as it is
-    for (const { path, result } of plan.planned) {
-      if (result.kind === "file") branch.write(path, await result.load());
-      else if (result.kind === "absent") branch.remove(path);
-    }
-    await branch.materialize();
-    let tests: Verification["tests"];
-    if (testCommand) {
-      const sandbox = await openSandbox({
-        workspace: request.root,
-        config: request.config,
-        flags: { mode: "workspace-write", network: false },
-        env,
-      });
-      const run = await sandbox.run("sh", ["-c", testCommand], { branch, cwd: request.root });
-      const passed = run.exitCode === 0 && !run.timedOut;
-      tests = { command: testCommand, passed, exitCode: run.exitCode };
-      if (!passed) {
-        const tail = `${run.stdout}${run.stderr}`.trim().split("\n").slice(-5).join("\n");
-        problems.push(`tests failed (${testCommand}, exit ${run.exitCode ?? "killed"}):\n${tail}`);
-      }
-    }
-    return { passed: problems.length === 0, problems, ...(tests ? { tests } : {}) };
-  } finally {
-    await host?.shutdown();
-    await branch.discard();
-  }
 }
 
 /** Prints an accept's report on stderr: refusals, conflicts per file and hunk, the summary line. */

@@ -6,6 +6,7 @@ import { runSession, type SessionOptions, type SessionResult } from "../agent/ru
 import { readTranscript, SessionWriter, sessionsDir } from "../agent/session.js";
 import { formatUsage, sumUsage } from "../agent/usage.js";
 import type { UmbraConfig } from "../config/config.js";
+import { networkAllowlist } from "../config/network-rules.js";
 import {
   type Approver,
   allowlistApprover,
@@ -89,9 +90,10 @@ export function progressPrinter(prefix = ""): (event: AgentEvent) => void {
   };
 }
 
-function approverFor(flags: AgentFlags, config: UmbraConfig): Approver {
+function approverFor(flags: AgentFlags, root: string, config: UmbraConfig): Approver {
   if (flags.net && flags.yes) return alwaysApprove();
-  const allow = allowlistApprover(config.sandbox.network.allowCommands);
+  // the user's config and the rules they saved for this repository (the web page's approvals queue)
+  const allow = allowlistApprover(networkAllowlist(root, config));
   return flags.net ? firstApproving(allow, terminalApprover()) : allow;
 }
 
@@ -218,7 +220,7 @@ export function registerAgent(program: Command): void {
         root,
         task,
         config,
-        approver: approverFor(flags, config),
+        approver: approverFor(flags, root, config),
         signal: controller.signal,
         onWarning: (message) => write(`umbra: ${message}\n`),
         ...(flags.record ? { record: flags.record } : {}),

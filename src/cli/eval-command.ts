@@ -6,8 +6,10 @@ import type { UmbraConfig } from "../config/config.js";
 import { compareResults, formatComparison } from "../eval/compare.js";
 import { htmlReport, markdownReport } from "../eval/report.js";
 import { type AgentKind, type EvalResults, runEval, type TaskTiming } from "../eval/runner.js";
+import { saveEvalRun } from "../eval/store.js";
 import { loadTaskSet } from "../eval/task.js";
 import { UsageError } from "./errors.js";
+import { commandRoot } from "./root.js";
 import { configFor, printJson } from "./shared.js";
 
 interface EvalFlags {
@@ -117,6 +119,9 @@ export function registerEval(program: Command): void {
             ),
         });
         await writeReports(out, results, timings);
+        // kept for the engine's eval view, in the data folder of the workspace it ran in
+        const home = await commandRoot(undefined).catch(() => undefined);
+        if (home) await saveEvalRun(home, results, timings);
         if (flags.json) printJson(results);
         else
           process.stdout.write(

@@ -1,5 +1,6 @@
 import { constants } from "node:os";
 import type { Command } from "commander";
+import { networkAllowlist } from "../config/network-rules.js";
 import {
   type AdminPolicy,
   type Approver,
@@ -181,7 +182,7 @@ export function registerRun(program: Command): void {
         }
       }
 
-      const network = await approveNetwork(flags, admin, config.sandbox.network.allowCommands, command, args);
+      const network = await approveNetwork(flags, admin, networkAllowlist(root, config), command, args);
       if (flags.net && !network && !adminForbidsNetwork(admin)) {
         throw new NotApprovedError(`network access for ${command} was not approved; the command was not run`);
       }

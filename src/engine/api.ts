@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { AcceptReport, RebaseReport, UndoResult } from "../accept/index.js";
+import type { Verification } from "../accept/verify.js";
+import type { Comparison } from "../eval/compare.js";
 import type { IntentKind } from "../index/search/intent.js";
 import type { IndexStatus } from "../index/status.js";
 import type { Diag, HoverResult, LintResult, ServerStatus, SymbolInfo } from "../lsp/index.js";
@@ -107,6 +109,12 @@ export const acceptParams = z.object({
     .optional()
     .describe("with exactly one file in `files`: only these hunks of it, numbered from 1 as in its diff"),
   partial: z.boolean().default(false),
+  verify: z
+    .union([z.boolean(), z.string().min(1).max(100_000)])
+    .optional()
+    .describe(
+      "before the user's folder is touched, check the result in a fresh branch (lints, then this command, or with true the configured test command); a failure refuses the accept",
+    ),
 });
 
 export const statusParams = z.object({ root });
@@ -123,6 +131,70 @@ export const lintParams = z.object({
     .max(64 * 1024 * 1024)
     .optional(),
 });
+
+const sessionId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\w.-]+$/, "a session id (GET .../sessions lists them)");
+
+/**
+ * A session's model, over the workspace's `agent` configuration. Only the user (the page, the CLI) may
+ * name the endpoint, provider or key variable: a bearer client could otherwise send the code and a key
+ * elsewhere (the HTTP API refuses those fields from it).
+ */
+export const modelSettings = z
+  .object({
+    provider: z.enum(["openai-compatible", "anthropic"]).optional(),
+    model: z.string().min(1).max(200).optional(),
+    baseUrl: z.string().url().max(2000).optional(),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,199}$/)
+      .optional(),
+    temperature: z.number().min(0).max(2).optional(),
+  })
+  .strict();
+
+export const sessionStartParams = z.object({
+  root,
+  task: z.string().trim().min(1).max(100_000),
+  model: modelSettings.optional(),
+  cassette: z
+    .string()
+    .min(1)
+    .max(4096)
+    .optional()
+    .describe("replay the model from this cassette (a path, relative to the workspace root or absolute)"),
+  maxSteps: z.number().int().min(1).max(1000).optional(),
+});
+export const sessionListParams = z.object({ root });
+export const sessionParams = z.object({ root, session: sessionId });
+/** Continues a session in a new one: its changes and a briefing of what it did (src/agent/resume.ts). */
+export const sessionResumeParams = sessionStartParams.omit({ task: true }).extend({
+  session: sessionId,
+  task: z.string().max(100_000).optional().describe("a further instruction"),
+});
+
+const approvalId = z.string().min(1).max(100);
+export const approvalListParams = z.object({});
+export const approvalAnswerParams = z.object({
+  approval: approvalId,
+  decision: z
+    .enum(["once", "repository", "deny"])
+    .describe("once: this command now; repository: a saved rule for the workspace; deny"),
+});
+export const ruleListParams = z.object({});
+export const ruleDeleteParams = z.object({ rule: z.string().min(1).max(100) });
+
+const evalRunId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\w.-]+$/, "an eval run id (GET .../evals lists them)");
+export const evalListParams = z.object({ root });
+export const evalRunParams = z.object({ root, run: evalRunId });
+export const evalCompareParams = z.object({ root, a: evalRunId, b: evalRunId });
 
 /** Every operation, by name: its parameter schema. */
 export const OPERATIONS = {
@@ -148,7 +220,38 @@ export const OPERATIONS = {
   status: statusParams,
   lint: lintParams,
   undo: undoParams,
+  sessionStart: sessionStartParams,
+  sessionList: sessionListParams,
+  sessionGet: sessionParams,
+  sessionStop: sessionParams,
+  sessionResume: sessionResumeParams,
+  approvalList: approvalListParams,
+  approvalAnswer: approvalAnswerParams,
+  ruleList: ruleListParams,
+  ruleDelete: ruleDeleteParams,
+  evalList: evalListParams,
+  evalReport: evalRunParams,
+  evalCompare: evalCompareParams,
 } as const;
+
+/** The operations of the engine as a whole, not of one workspace (they take no root). */
+export const ENGINE_WIDE = ["approvalList", "approvalAnswer", "ruleList", "ruleDelete"] as const;
+export type EngineWideName = (typeof ENGINE_WIDE)[number];
+
+/**
+ * The operations of the user's views (agent sessions, the approvals queue and its rules, eval runs):
+ * never MCP tools (an agent must not answer its own network requests, nor start agents).
+ */
+export type ViewOperation =
+  | "sessionStart"
+  | "sessionList"
+  | "sessionGet"
+  | "sessionStop"
+  | "sessionResume"
+  | EngineWideName
+  | "evalList"
+  | "evalReport"
+  | "evalCompare";
 
 export type OperationName = keyof typeof OPERATIONS;
 export type ParamsOf<N extends OperationName> = z.input<(typeof OPERATIONS)[N]>;
@@ -270,7 +373,113 @@ export interface AcceptResult extends Omit<AcceptReport, "planned"> {
   confirmed: boolean;
   /** The branch was discarded (all of it is in the user's folder now). */
   discarded: boolean;
+  /** With `verify`: what the check in a fresh branch found (nothing was written when it did not pass). */
+  verification?: Verification;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Agent sessions, live events, approvals, eval runs
+
+const sessionState = z.enum(["running", "waiting", "stopped", "done", "failed"]);
+export type SessionState = z.infer<typeof sessionState>;
+
+/** One agent session of a workspace: held by this engine now, or stored (a transcript of an earlier one). */
+export const sessionInfoSchema = z.object({
+  id: z.string(),
+  task: z.string(),
+  state: sessionState.describe("waiting: running, with a network request in the approvals queue"),
+  branch: z.string().describe("the session's shadow branch ('' until it has one)"),
+  model: z.string(),
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  message: z.string().optional().describe("why it ended, in words"),
+  steps: z.number(),
+  tokens: z.object({ input: z.number(), output: z.number() }),
+  cost: z.number().optional().describe("US dollars, when agent.price is set"),
+  toolCalls: z.number(),
+  changedFiles: z.array(z.string()),
+  resumedFrom: z.string().optional().describe("the session it continues"),
+  live: z.boolean().describe("this engine runs it (else it is an earlier one's, or another process's)"),
+});
+export type SessionInfo = z.infer<typeof sessionInfoSchema>;
+
+/** A live event: what the agents board shows as it happens. Sent over SSE as `event: type`, `data: JSON`. */
+export interface LiveEvent {
+  /** Increasing; the SSE event id (Last-Event-ID replays what came after it). */
+  id: number;
+  type: "session" | "tool" | "lint" | "output" | "usage" | "approval" | "text" | "notice";
+  /** The workspace id (as in GET /api/workspaces). */
+  workspace: string;
+  session: string;
+  at: string;
+  [field: string]: unknown;
+}
+
+export interface SessionDetail extends SessionInfo {
+  /** What the session did so far, from its transcript (tool calls and results, usage, notices). */
+  events: Omit<LiveEvent, "id">[];
+}
+
+/** A network request of an agent's command, waiting for the user. */
+export const approvalItemSchema = z.object({
+  id: z.string(),
+  session: z.string(),
+  workspace: z.string().describe("the workspace id"),
+  root: z.string(),
+  branch: z.string(),
+  command: z
+    .string()
+    .describe("the command line, quoted as it runs, control characters escaped (\\n, \\u202e)"),
+  reason: z.string().describe("the agent's reason, control characters escaped"),
+  rule: z
+    .string()
+    .describe(
+      "the sandbox.network.allowCommands entry that would allow it; '' when the command holds control characters (no rule is offered)",
+    ),
+  askedAt: z.string(),
+});
+export type ApprovalItem = z.infer<typeof approvalItemSchema>;
+
+/** A network rule the user saved for a workspace (in the data directory, never in the workspace). */
+export const savedRuleSchema = z.object({
+  id: z.string(),
+  workspace: z.string(),
+  root: z.string(),
+  rule: z.string().describe("an allowCommands entry: a command name or a glob over the command line"),
+  createdAt: z.string(),
+});
+export type SavedRule = z.infer<typeof savedRuleSchema>;
+
+/** A stored eval run (written by `umbra eval` under the workspace's data folder). */
+export const evalRunInfoSchema = z.object({
+  id: z.string(),
+  createdAt: z.string(),
+  agent: z.string(),
+  model: z.string(),
+  tasks: z.number(),
+  passed: z.number(),
+  passRate: z.number(),
+});
+export type EvalRunInfo = z.infer<typeof evalRunInfoSchema>;
+
+const started = z.object({ id: z.string().describe("the new session's id") });
+
+/** The results described in the OpenAPI document (the others are TypeScript types only). */
+export const RESULT_SCHEMAS: Partial<Record<OperationName, z.ZodTypeAny>> = {
+  sessionStart: started,
+  sessionResume: started,
+  sessionList: z.object({ sessions: z.array(sessionInfoSchema) }),
+  sessionStop: sessionInfoSchema,
+  approvalList: z.object({ approvals: z.array(approvalItemSchema) }),
+  approvalAnswer: z.object({
+    approval: z.string(),
+    decision: z.enum(["once", "repository", "deny"]),
+    rule: savedRuleSchema.optional(),
+  }),
+  ruleList: z.object({ rules: z.array(savedRuleSchema) }),
+  ruleDelete: z.object({ deleted: z.string() }),
+  evalList: z.object({ runs: z.array(evalRunInfoSchema) }),
+};
 
 export type RebaseResult = RebaseReport;
 
@@ -306,6 +515,19 @@ export interface ResultMap {
   status: StatusResult;
   lint: LintResult;
   undo: UndoResult;
+  sessionStart: { id: string };
+  sessionList: { sessions: SessionInfo[] };
+  sessionGet: SessionDetail;
+  sessionStop: SessionInfo;
+  sessionResume: { id: string };
+  approvalList: { approvals: ApprovalItem[] };
+  approvalAnswer: { approval: string; decision: "once" | "repository" | "deny"; rule?: SavedRule };
+  ruleList: { rules: SavedRule[] };
+  ruleDelete: { deleted: string };
+  evalList: { runs: EvalRunInfo[] };
+  /** The HTML report: untrusted text, served sandboxed. */
+  evalReport: { html: string };
+  evalCompare: Comparison;
 }
 
 export type ResultOf<N extends OperationName> = ResultMap[N];

@@ -8,8 +8,11 @@ import {
   type OperationName,
   type ResultOf,
 } from "./api.js";
+import { ApprovalQueue } from "./approvals.js";
 import { EngineError } from "./errors.js";
-import { runOperation } from "./operations.js";
+import { EventLog } from "./events.js";
+import { type EngineServices, runOperation } from "./operations.js";
+import { SessionHub } from "./sessions.js";
 import { WorkspaceHub } from "./workspaces.js";
 
 export interface EngineOptions {
@@ -32,11 +35,17 @@ export class Engine {
   readonly startedAt = new Date().toISOString();
   private readonly clients = new Map<string, Caller>();
   private readonly hub: WorkspaceHub;
+  /** Live events of the agent sessions and approvals (the HTTP API streams them). */
+  readonly events = new EventLog();
+  private readonly services: EngineServices;
   private closed = false;
 
   constructor(options: EngineOptions = {}) {
+    const env = options.env ?? process.env;
+    const approvals = new ApprovalQueue(this.events, env);
+    this.services = { approvals, sessions: new SessionHub(this.events, approvals) };
     this.hub = new WorkspaceHub({
-      env: options.env ?? process.env,
+      env,
       watch: options.watch ?? true,
       onWarning: options.onWarning ?? (() => {}),
       ...(options.branchIdleMs !== undefined ? { branchIdleMs: options.branchIdleMs } : {}),
@@ -64,6 +73,11 @@ export class Engine {
     return this.clients.size;
   }
 
+  /** Agent sessions running in the engine now (it does not stop for idleness while one runs). */
+  get runningSessions(): number {
+    return this.services.sessions.running;
+  }
+
   /** Runs one operation for `caller`; `params` is untrusted and checked against the operation's schema. */
   async call<N extends OperationName>(
     caller: Caller,
@@ -84,17 +98,26 @@ export class Engine {
       );
     }
     if (options.signal?.aborted) throw new EngineError("CANCELLED", "the request was cancelled");
-    return runOperation(this.hub, caller, name, parsed.data, options, {
-      pid: process.pid,
-      startedAt: this.startedAt,
-      clients: this.clients.size,
-    });
+    return runOperation(
+      this.hub,
+      caller,
+      name,
+      parsed.data,
+      options,
+      {
+        pid: process.pid,
+        startedAt: this.startedAt,
+        clients: this.clients.size,
+      },
+      this.services,
+    );
   }
 
   /** Stops everything: watchers, language servers; held branches are closed (kept on disk). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.services.sessions.close();
     await this.hub.close();
   }
 }

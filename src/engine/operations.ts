@@ -1,4 +1,6 @@
 import { AcceptError, acceptChanges, rebaseBranch, undoLastAccept } from "../accept/index.js";
+import { type Verification, verifyAccept } from "../accept/verify.js";
+import { CassetteError } from "../agent/cassette.js";
 import { agentChanges } from "../agent/run.js";
 import { refused } from "../agent/tools/files.js";
 import {
@@ -14,25 +16,35 @@ import { lintTargets } from "../agent/tools/lints.js";
 import { resolvePosition } from "../agent/tools/navigation.js";
 import { runCommand } from "../agent/tools/run-command.js";
 import { cleanPath, type ToolContext, type ToolResult } from "../agent/tools/types.js";
+import { deleteNetworkRule, savedNetworkRules } from "../config/network-rules.js";
+import { workspaceId } from "../config/paths.js";
+import { compareResults } from "../eval/compare.js";
+import { htmlReport } from "../eval/report.js";
+import { EvalRunNotFoundError, listEvalRuns, loadEvalRun } from "../eval/store.js";
 import { NotIndexedError } from "../index/embedders.js";
 import { indexStatus } from "../index/status.js";
 import { ShadowError } from "../shadow/index.js";
 import { FileAccessError, shownPath } from "../workspace/errors.js";
-import type {
-  AcceptResult,
-  Caller,
-  CallOptions,
-  DiffResult,
-  LintsResult,
-  OperationName,
-  ParsedParamsOf,
-  ResultOf,
-  RunToolResult,
-  StatusResult,
-  ToolOutcome,
+import {
+  type AcceptResult,
+  type Caller,
+  type CallOptions,
+  type DiffResult,
+  ENGINE_WIDE,
+  type EngineWideName,
+  type LintsResult,
+  type OperationName,
+  type ParsedParamsOf,
+  type ResultOf,
+  type RunToolResult,
+  type SavedRule,
+  type StatusResult,
+  type ToolOutcome,
 } from "./api.js";
+import type { ApprovalQueue } from "./approvals.js";
 import { EngineError } from "./errors.js";
 import { grepOp, searchOp } from "./find.js";
+import type { SessionHub } from "./sessions.js";
 import type { Workspace, WorkspaceHub } from "./workspaces.js";
 
 export interface EngineFacts {
@@ -41,11 +53,26 @@ export interface EngineFacts {
   clients: number;
 }
 
-export type Handler<N extends OperationName> = (
+/** What the engine holds besides its workspaces: agent sessions, their approvals queue, live events. */
+export interface EngineServices {
+  sessions: SessionHub;
+  approvals: ApprovalQueue;
+}
+
+type WorkspaceOperation = Exclude<OperationName, EngineWideName>;
+
+export type Handler<N extends WorkspaceOperation> = (
   ws: Workspace,
   params: ParsedParamsOf<N>,
   caller: Caller,
-  call: CallOptions & { facts: EngineFacts },
+  call: CallOptions & { facts: EngineFacts; services: EngineServices },
+) => Promise<ResultOf<N>>;
+
+/** An operation of the engine as a whole (no workspace). */
+type WideHandler<N extends EngineWideName> = (
+  hub: WorkspaceHub,
+  params: ParsedParamsOf<N>,
+  services: EngineServices,
 ) => Promise<ResultOf<N>>;
 
 const outcome = (result: ToolResult): ToolOutcome => ({
@@ -209,7 +236,13 @@ function diffstat(diff: string): { path: string; added: number; removed: number 
   return out;
 }
 
-const acceptOp: Handler<"accept"> = (ws, p, caller) =>
+/** The command --verify runs: the one asked, or (true) the configured one; it runs sandboxed in a fresh branch. */
+function verifyCommand(ws: Workspace, verify: string | boolean): string | undefined {
+  if (typeof verify === "string") return verify;
+  return ws.config.agent.testCommand ?? ws.config.agent.workspaceTestCommand;
+}
+
+const acceptOp: Handler<"accept"> = (ws, p, caller, call) =>
   ws.inBranch(p.branch, async ({ branch }): Promise<AcceptResult> => {
     const changes = await agentChanges(branch);
     const request = {
@@ -237,25 +270,36 @@ const acceptOp: Handler<"accept"> = (ws, p, caller) =>
         })
         .catch(() => false);
     };
-    const confirmed = plan.planned.length > 0 && (ws.config.mcp.autoAccept || (await ask()));
-    if (!confirmed) {
+    /** The plan, answered as an accept that wrote nothing. */
+    const notWritten = (
+      fields: Pick<AcceptResult, "confirmed" | "message" | "verification">,
+    ): AcceptResult => {
       const { planned: _planned, ...rest } = plan;
-      return {
-        ...rest,
-        written: false,
-        applied: [],
+      return { ...rest, written: false, applied: [], discarded: false, ...fields };
+    };
+    const confirmed = plan.planned.length > 0 && (ws.config.mcp.autoAccept || (await ask()));
+    if (!confirmed)
+      return notWritten({
         confirmed: false,
-        discarded: false,
         message:
           plan.planned.length === 0
             ? plan.message
             : "not accepted: the user did not confirm (nothing was written; the branch is kept)",
-      };
+      });
+    let verification: Verification | undefined;
+    if (p.verify !== undefined && p.verify !== false) {
+      verification = await verifyAccept(request, verifyCommand(ws, p.verify), call.signal).catch(fail);
+      if (!verification.passed)
+        return notWritten({
+          confirmed: true,
+          verification,
+          message: `not accepted: the result does not pass verification (${verification.problems[0]?.split("\n")[0] ?? "failed"}); nothing was written`,
+        });
     }
     const { planned: _planned, ...report } = await acceptChanges(request).catch(fail);
     const all = report.conflicts.length === 0 && report.refused.length === 0 && !p.files;
     if (all) await branch.discard();
-    return { ...report, confirmed: true, discarded: all };
+    return { ...report, confirmed: true, discarded: all, ...(verification ? { verification } : {}) };
   });
 
 const statusOp: Handler<"status"> = async (ws, _p, _caller, { facts }): Promise<StatusResult> => ({
@@ -279,7 +323,47 @@ const lintOp: Handler<"lint"> = async (ws, p) => {
   return host.lint(files, target.rel, p.content === undefined ? {} : { content: p.content });
 };
 
-const HANDLERS: { [N in OperationName]: Handler<N> } = {
+const evalRun = (ws: Workspace, id: string) => loadEvalRun(ws.root, id, ws.env);
+
+const evalListOp: Handler<"evalList"> = async (ws) => ({
+  runs: (await listEvalRuns(ws.root, ws.env)).map(({ id, createdAt, results }) => ({
+    id,
+    createdAt,
+    agent: results.agent,
+    model: results.model,
+    tasks: results.summary.tasks,
+    passed: results.summary.passed,
+    passRate: results.summary.passRate,
+  })),
+});
+
+/** The rules saved for the open workspaces, with where each belongs. */
+function savedRules(hub: WorkspaceHub): SavedRule[] {
+  return hub.roots().flatMap((root) =>
+    savedNetworkRules(root, hub.options.env).map((entry) => ({
+      ...entry,
+      root,
+      workspace: workspaceId(root),
+    })),
+  );
+}
+
+const WIDE_HANDLERS: { [N in EngineWideName]: WideHandler<N> } = {
+  approvalList: async (_hub, _p, { approvals }) => ({ approvals: approvals.list() }),
+  approvalAnswer: async (_hub, p, { approvals }) => approvals.answer(p.approval, p.decision),
+  ruleList: async (hub) => ({ rules: savedRules(hub) }),
+  ruleDelete: async (hub, p) => {
+    const found = savedRules(hub).find((entry) => entry.id === p.rule);
+    if (!found || !deleteNetworkRule(found.root, found.id, hub.options.env))
+      throw new EngineError(
+        "NOT_FOUND",
+        `no saved rule ${JSON.stringify(p.rule)} (GET /api/rules lists them)`,
+      );
+    return { deleted: p.rule };
+  },
+};
+
+const HANDLERS: { [N in WorkspaceOperation]: Handler<N> } = {
   search: searchOp,
   grep: grepOp,
   readFile: (ws, p, caller) => viaTool(ws, caller, p.branch, (c) => readFileTool.run(p, c)),
@@ -305,6 +389,23 @@ const HANDLERS: { [N in OperationName]: Handler<N> } = {
   status: statusOp,
   lint: lintOp,
   undo: (ws) => undoLastAccept(ws.root, { env: ws.env }),
+  sessionStart: (ws, p, _caller, { services }) => {
+    const { root: _root, ...request } = p;
+    return services.sessions.start(ws, request);
+  },
+  sessionList: async (ws, _p, _caller, { services }) => ({ sessions: await services.sessions.list(ws) }),
+  sessionGet: (ws, p, _caller, { services }) => services.sessions.get(ws, p.session),
+  sessionStop: (ws, p, _caller, { services }) => services.sessions.stop(ws, p.session),
+  sessionResume: (ws, p, _caller, { services }) => services.sessions.resume(ws, p),
+  evalList: evalListOp,
+  evalReport: async (ws, p) => {
+    const run = await evalRun(ws, p.run);
+    return { html: htmlReport(run.results, run.timings) };
+  },
+  evalCompare: async (ws, p) => {
+    const [a, b] = await Promise.all([evalRun(ws, p.a), evalRun(ws, p.b)]);
+    return compareResults(a.results, b.results);
+  },
 };
 
 /** The engine's error for a failure of the layers below (their own error types). */
@@ -313,6 +414,8 @@ function engineError(error: unknown): EngineError {
   if (error instanceof NotIndexedError) return new EngineError("UNAVAILABLE", error.message);
   if (error instanceof FileAccessError)
     return new EngineError(error.code === "MISSING" ? "NOT_FOUND" : "REFUSED", error.message);
+  if (error instanceof EvalRunNotFoundError) return new EngineError("NOT_FOUND", error.message);
+  if (error instanceof CassetteError) return new EngineError("BAD_REQUEST", error.message);
   if (error instanceof ShadowError)
     return new EngineError(error.code === "BRANCH_NOT_FOUND" ? "NOT_FOUND" : "INTERNAL", error.message);
   const name = (error as { name?: string })?.name;
@@ -320,6 +423,10 @@ function engineError(error: unknown): EngineError {
   if (name === "WorkspaceError" || name === "ConfigError")
     return new EngineError("BAD_REQUEST", (error as Error).message);
   return new EngineError("INTERNAL", error instanceof Error ? error.message : String(error));
+}
+
+function isWide(name: OperationName): name is EngineWideName {
+  return (ENGINE_WIDE as readonly string[]).includes(name);
 }
 
 /** Carries out one checked request. */
@@ -330,12 +437,22 @@ export async function runOperation<N extends OperationName>(
   params: ParsedParamsOf<N>,
   options: CallOptions,
   facts: EngineFacts,
+  services: EngineServices,
 ): Promise<ResultOf<N>> {
   try {
-    const ws = await hub.workspace(params.root);
+    if (isWide(name)) {
+      const wide = WIDE_HANDLERS[name] as unknown as WideHandler<EngineWideName>;
+      return (await wide(hub, params as ParsedParamsOf<EngineWideName>, services)) as ResultOf<N>;
+    }
+    const { root } = params as ParsedParamsOf<WorkspaceOperation>;
+    const ws = await hub.workspace(root);
     ws.refresh();
-    const handler = HANDLERS[name] as Handler<N>;
-    return await handler(ws, params, caller, { ...options, facts });
+    const handler = HANDLERS[name as WorkspaceOperation] as unknown as Handler<WorkspaceOperation>;
+    return (await handler(ws, params as ParsedParamsOf<WorkspaceOperation>, caller, {
+      ...options,
+      facts,
+      services,
+    })) as ResultOf<N>;
   } catch (error) {
     throw engineError(error);
   }

@@ -9,7 +9,10 @@ import { type EnginePlace, socketPath } from "./place.js";
 import type { EngineInfo } from "./protocol.js";
 
 /** What the socket needs of the engine: the Engine class (a fake in the protocol's tests). */
-export type EngineCore = Pick<Engine, "connect" | "disconnect" | "call" | "clientCount" | "startedAt">;
+export type EngineCore = Pick<
+  Engine,
+  "connect" | "disconnect" | "call" | "clientCount" | "runningSessions" | "startedAt"
+>;
 
 export interface ListenOptions {
   place: EnginePlace;
@@ -87,11 +90,16 @@ export async function listenEngine(engine: EngineCore, options: ListenOptions): 
     reportStopped = resolve;
   });
   let timer: NodeJS.Timeout | undefined;
-  const idle = () =>
-    options.idleMs > 0 &&
-    engine.clientCount === 0 &&
-    inFlight === 0 &&
-    Date.now() - lastActivity >= options.idleMs;
+  const idle = () => {
+    // a running agent session is activity: the idle time counts from its end
+    if (engine.runningSessions > 0) touch();
+    return (
+      options.idleMs > 0 &&
+      engine.clientCount === 0 &&
+      inFlight === 0 &&
+      Date.now() - lastActivity >= options.idleMs
+    );
+  };
   let bound: number | undefined;
   /** What is at the socket's path now: ours, nothing, or another's (a new engine's, after ours was removed). */
   const atPath = (): "ours" | "none" | "other" => {

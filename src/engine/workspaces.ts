@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { accessRulesFor } from "../agent/tools/files.js";
 import type { ToolContext } from "../agent/tools/types.js";
 import { loadConfig, type UmbraConfig } from "../config/config.js";
+import { networkAllowlist } from "../config/network-rules.js";
 import { workspaceDir } from "../config/paths.js";
 import { NotIndexedError } from "../index/embedders.js";
 import { type IndexProgress, indexWorkspace } from "../index/indexer.js";
@@ -97,6 +98,8 @@ export class Workspace {
   private readonly warned = new Set<string>();
   private lspHost: Promise<{ host: LspHost; serverBranch: Branch } | undefined> | undefined;
   private readonly held = new Map<string, Held>();
+  /** Branches an agent session of this engine works in: no request may open them meanwhile. */
+  private readonly claimed = new Map<string, string>();
   private readonly makers = new Map<string, Maker>();
   /** File texts for search previews (src/engine/previews.ts). */
   readonly previews: PreviewCache;
@@ -375,6 +378,12 @@ export class Workspace {
 
   /** The branch `id`, held by this engine (opened from disk when it holds it not: made earlier, or let go). */
   private async branch(id: string): Promise<Held> {
+    const session = this.claimed.get(id);
+    if (session)
+      throw new EngineError(
+        "BUSY",
+        `branch ${id} is in use by agent session ${session} (stop it, or wait until it ends)`,
+      );
     const found = this.held.get(id);
     if (found && !found.released && !found.branch.isDiscarded) return found;
     const info = (await listBranches(this.root, { env: this.env })).find((entry) => entry.id === id);
@@ -438,6 +447,31 @@ export class Workspace {
     await held.branch.close().catch(() => undefined);
   }
 
+  /**
+   * Branch `id` is an agent session's from now on: a hold of this engine's on it is let go first (what
+   * its requests wrote is on disk), and requests are refused until `unclaim`.
+   */
+  async claim(id: string, session: string): Promise<void> {
+    this.claimed.set(id, session);
+    const held = this.held.get(id);
+    if (held) {
+      held.queue = held.queue.then(() => this.release(held));
+      await held.queue;
+    }
+  }
+
+  unclaim(id: string, session: string): void {
+    if (this.claimed.get(id) === session) this.claimed.delete(id);
+  }
+
+  /**
+   * Approves what the user's configuration allows: `sandbox.network.allowCommands` and the rules the user
+   * saved for this workspace from the approvals queue (read at each request: a rule saved a moment ago counts).
+   */
+  allowlist(): Approver {
+    return (request) => allowlistApprover(networkAllowlist(this.root, this.config, this.env))(request);
+  }
+
   async discard(id: string): Promise<void> {
     await this.inBranch(id, async (held) => {
       await held.branch.discard();
@@ -481,7 +515,7 @@ export class Workspace {
    * servers, and network approval asked of `caller` (what the user's own config allows needs no asking).
    */
   async context(held: Held | undefined, caller: Caller, signal?: AbortSignal): Promise<ToolContext> {
-    const allowed = allowlistApprover(this.config.sandbox.network.allowCommands ?? []);
+    const allowed = this.allowlist();
     const ask: Approver = (request) =>
       caller.hooks.approveNetwork({
         // quoted as the terminal's question quotes it: the user approves exactly the words that run

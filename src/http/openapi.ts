@@ -1,13 +1,14 @@
 import type { z } from "zod";
 import { zodToJsonSchema } from "zod-to-json-schema";
+import { RESULT_SCHEMAS } from "../engine/api.js";
 import { ENGINE_STATUS } from "./errors.js";
 import { CSRF_HEADER } from "./guard.js";
 import { inputSchema, inQuery, ROUTES, type Route } from "./routes.js";
 
 /**
  * The OpenAPI 3.1 description of the HTTP API, made from the route table and the engine's zod schemas
- * at start: what a request may hold cannot drift from what the engine checks. Results are described as
- * JSON objects; their fields are the result types of src/engine/api.ts.
+ * at start: what a request may hold cannot drift from what the engine checks. Results are described by
+ * their schema where api.ts has one (RESULT_SCHEMAS), else as JSON objects (the result types of api.ts).
  */
 
 type Json = Record<string, unknown>;
@@ -19,13 +20,47 @@ function jsonSchema(schema: z.ZodTypeAny): Json {
 
 const ERROR_RESPONSE = { $ref: "#/components/responses/Error" };
 
+/** The event stream's: which workspace, and where a reconnecting page left off. */
+const EVENT_PARAMETERS = [
+  {
+    name: "workspace",
+    in: "query",
+    required: false,
+    schema: { type: "string" },
+    description: "only this workspace's events",
+  },
+  {
+    name: "since",
+    in: "query",
+    required: false,
+    schema: { type: "integer", minimum: 0 },
+    description: "replay the kept events after this id",
+  },
+  {
+    name: "Last-Event-ID",
+    in: "header",
+    required: false,
+    schema: { type: "integer", minimum: 0 },
+    description: "as since (an EventSource that reconnects sends it)",
+  },
+];
+
+/** What a success carries: JSON, an event stream, or an HTML document. */
+function resultContent(route: Route): Json {
+  if ("own" in route && route.own === "events")
+    return { "text/event-stream": { schema: { type: "string" } } };
+  if ("html" in route) return { "text/html": { schema: { type: "string" } } };
+  const result = "operation" in route ? RESULT_SCHEMAS[route.operation] : undefined;
+  return { "application/json": { schema: result ? jsonSchema(result) : { type: "object" } } };
+}
+
 function operation(route: Route): Json {
   const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     name,
     in: "path",
     required: true,
     schema: { type: "string" },
-    description: name === "workspace" ? "a workspace id (GET /api/workspaces)" : "a branch id",
+    description: name === "workspace" ? "a workspace id (GET /api/workspaces)" : `a ${name} id`,
   }));
   const op: Json = {
     summary: route.summary,
@@ -34,11 +69,12 @@ function operation(route: Route): Json {
     responses: {
       [`${"created" in route ? 201 : 200}`]: {
         description: "the result",
-        content: { "application/json": { schema: { type: "object" } } },
+        content: resultContent(route),
       },
       default: ERROR_RESPONSE,
     },
   };
+  if ("own" in route && route.own === "events") op.parameters = EVENT_PARAMETERS;
   if (!("operation" in route)) return op;
   const input = jsonSchema(inputSchema(route));
   if (inQuery(route)) {

@@ -20,7 +20,7 @@ interface RouteBase {
 
 /** An answer of the front end's own (no engine operation). */
 export interface OwnRoute extends RouteBase {
-  own: "csrf" | "openapi" | "workspaces";
+  own: "csrf" | "openapi" | "workspaces" | "events";
 }
 
 export interface OperationRoute extends RouteBase {
@@ -29,12 +29,19 @@ export interface OperationRoute extends RouteBase {
   pageOnly?: true;
   /** The status of a success (default 200). */
   created?: true;
+  /** Input fields (dotted paths) only the page may give: a bearer client is refused when it sends one. */
+  pageOnlyFields?: readonly string[];
+  /** The result is `{html}`, sent as a sandboxed HTML document (it holds untrusted text). */
+  html?: true;
 }
 
 export type Route = OwnRoute | OperationRoute;
 
 const WS = "/api/workspaces/{workspace}";
 const BRANCH = `${WS}/branches/{branch}`;
+const SESSION = `${WS}/sessions/{session}`;
+/** What would let a bearer client point a session at another endpoint (with the user's key) or read a file. */
+const SESSION_PAGE_ONLY = ["cassette", "model.baseUrl", "model.provider", "model.apiKeyEnv"] as const;
 
 export const ROUTES: readonly Route[] = [
   { method: "GET", path: "/api/csrf", own: "csrf", summary: "the CSRF value the page sends as X-Umbra-CSRF" },
@@ -95,6 +102,84 @@ export const ROUTES: readonly Route[] = [
     pageOnly: true,
     summary: "take the last accept back (the page only)",
   },
+  {
+    method: "GET",
+    path: `${WS}/sessions`,
+    operation: "sessionList",
+    summary: "the workspace's agent sessions, running and past, newest first",
+  },
+  {
+    method: "POST",
+    path: `${WS}/sessions`,
+    operation: "sessionStart",
+    created: true,
+    pageOnlyFields: SESSION_PAGE_ONLY,
+    summary:
+      "start an agent session on a task, in a branch of its own (cassette, model.baseUrl, model.provider and model.apiKeyEnv: the page only)",
+  },
+  {
+    method: "GET",
+    path: SESSION,
+    operation: "sessionGet",
+    summary: "a session's summary and what it did so far",
+  },
+  { method: "POST", path: `${SESSION}/stop`, operation: "sessionStop", summary: "stop a running session" },
+  {
+    method: "POST",
+    path: `${SESSION}/resume`,
+    operation: "sessionResume",
+    created: true,
+    pageOnlyFields: SESSION_PAGE_ONLY,
+    summary: "continue a session in a new one, from its changes and a briefing of what it did",
+  },
+  {
+    method: "GET",
+    path: "/api/events",
+    own: "events",
+    summary:
+      "live events (text/event-stream): session, tool, lint, output, usage, approval, text, notice; ?workspace=ID filters, Last-Event-ID or ?since=N replays what came after N",
+  },
+  {
+    method: "GET",
+    path: "/api/approvals",
+    operation: "approvalList",
+    summary: "network requests of agent sessions waiting for the user",
+  },
+  {
+    method: "POST",
+    path: "/api/approvals/{approval}",
+    operation: "approvalAnswer",
+    pageOnly: true,
+    summary:
+      "answer a waiting request: once, repository (saves the rule for the workspace) or deny (the page only)",
+  },
+  {
+    method: "GET",
+    path: "/api/rules",
+    operation: "ruleList",
+    summary: "the network rules saved from the queue",
+  },
+  {
+    method: "DELETE",
+    path: "/api/rules/{rule}",
+    operation: "ruleDelete",
+    pageOnly: true,
+    summary: "remove a saved rule (the page only)",
+  },
+  { method: "GET", path: `${WS}/evals`, operation: "evalList", summary: "the workspace's stored eval runs" },
+  {
+    method: "GET",
+    path: `${WS}/evals/compare`,
+    operation: "evalCompare",
+    summary: "the A/B comparison of two runs (McNemar's test on the paired tasks)",
+  },
+  {
+    method: "GET",
+    path: `${WS}/evals/{run}/report`,
+    operation: "evalReport",
+    html: true,
+    summary: "a run's HTML report, as a sandboxed document (no scripts; it holds untrusted text)",
+  },
 ];
 
 /** The parts of a path: literal segments and `{name}` parameters. */
@@ -133,9 +218,14 @@ export function matchRoute(method: string, pathname: string): Match {
   throw new HttpError(404, "NOT_FOUND", `no such endpoint: ${pathname} (GET /api/openapi.json lists them)`);
 }
 
+/** The path's parameter names, as input fields: `{workspace}` gives the root, the others their own name. */
+export function pathFields(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => (name === "workspace" ? "root" : (name ?? "")));
+}
+
 /** What the path of `route` gives, left out of its input. */
 function fromPath(route: OperationRoute): Record<string, true> {
-  return route.path.includes("{branch}") ? { root: true, branch: true } : { root: true };
+  return Object.fromEntries(pathFields(route.path).map((field) => [field, true]));
 }
 
 /** A route's input (query or body) schema: the operation's, less what the path gives, strict. */

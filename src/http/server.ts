@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { Caller, ClientHooks } from "../engine/api.js";
+import type { Caller, ClientHooks, LiveEvent } from "../engine/api.js";
 import type { Engine } from "../engine/engine.js";
 import { HttpError, httpErrorOf } from "./errors.js";
 import {
@@ -14,6 +14,7 @@ import {
 import { listenLoopback } from "./listen.js";
 import { openApiDocument } from "./openapi.js";
 import { inputSchema, inQuery, matchRoute, type OperationRoute, parseInput, queryInput } from "./routes.js";
+import { PAGE_CSP, uiFile } from "./ui.js";
 
 /**
  * `umbra serve --http`: the engine's HTTP API, a thin front end like the socket and MCP: it checks who
@@ -22,10 +23,10 @@ import { inputSchema, inQuery, matchRoute, type OperationRoute, parseInput, quer
  *
  * The engine asks its client to confirm an accept. Here the page's request is the user's click: it
  * carries the session cookie (which only the browser that opened the printed URL holds) and the CSRF
- * value (which only a page of this origin can read), and this origin serves nothing but JSON and one
- * static page, so no script an agent wrote runs on it. A bearer client (a program the user gave the
- * token) is untrusted like any agent: its accepts are not confirmed, network is never approved, and it
- * may not undo.
+ * value (which only a page of this origin can read), and this origin serves nothing but JSON and the
+ * web UI's own files from umbra's installation (ui.ts), so no script an agent wrote runs on it. A
+ * bearer client (a program the user gave the token) is untrusted like any agent: its accepts are not
+ * confirmed, network is never approved, and it may not undo.
  */
 
 export interface HttpApiOptions {
@@ -67,9 +68,42 @@ function send(
   res.end(JSON.stringify(body));
 }
 
-/** The page at `/` until the web UI comes: static, no script. */
-const PAGE = `<!doctype html><meta charset="utf-8"><title>umbra</title>
-<h1>umbra engine</h1><p>The HTTP API is at <code>/api</code>; its description is <a href="/api/openapi.json">/api/openapi.json</a>.</p>\n`;
+/**
+ * A document made of untrusted text (an eval report): no script, no loads, its own opaque origin
+ * (sandbox), shown only in a frame of this origin.
+ */
+const HTML_DOCUMENT_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox; frame-ancestors 'self'";
+
+function sendHtml(res: ServerResponse, html: string): void {
+  res.writeHead(200, {
+    ...COMMON_HEADERS,
+    "content-type": "text/html; charset=utf-8",
+    "content-security-policy": HTML_DOCUMENT_CSP,
+  });
+  res.end(html);
+}
+
+/** A comment line on an idle event stream, so that proxies and the browser keep it open. */
+const HEARTBEAT_MS = 15_000;
+
+/** The last event a client saw: Last-Event-ID (a reconnecting EventSource), else ?since=, else none. */
+function eventCursor(header: string | string[] | undefined, since: string | null): number {
+  const given = typeof header === "string" ? header : (since ?? "0");
+  if (!/^\d{1,15}$/.test(given.trim()))
+    throw new HttpError(400, "BAD_REQUEST", "Last-Event-ID and since must be an event id (a whole number)");
+  return Number(given.trim());
+}
+
+/** The value at a dotted path of an input object. */
+function fieldOf(input: Record<string, unknown>, path: string): unknown {
+  let value: unknown = input;
+  for (const key of path.split(".")) {
+    if (typeof value !== "object" || value === null) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
 
 /** A workspace's id in URLs: a digest of its root, stable for as long as the folder is where it is. */
 export function workspaceId(root: string): string {
@@ -136,20 +170,60 @@ export async function serveHttpApi(options: HttpApiOptions): Promise<HttpApi> {
         "FORBIDDEN",
         `${route.path}: only the user's page may ask this, not a bearer client`,
       );
-    const root = rootOf(params.workspace ?? "");
+    const fromPath: Record<string, string> = {};
+    for (const [name, value] of Object.entries(params))
+      if (name === "workspace") fromPath.root = rootOf(value);
+      else fromPath[name] = value;
     const input = parseInput(
       route,
       inQuery(route) ? queryInput(inputSchema(route), url.searchParams) : await readBody(req),
     );
+    if (credential !== "page") {
+      const refused = (route.pageOnlyFields ?? []).find((field) => fieldOf(input, field) !== undefined);
+      if (refused)
+        throw new HttpError(
+          403,
+          "FORBIDDEN",
+          `${refused}: only the user's page may set this, not a bearer client`,
+        );
+    }
     const stop = new AbortController();
     res.once("close", () => stop.abort());
     const result = await engine.call(
       callers[credential],
       route.operation,
-      { ...input, root, ...(params.branch !== undefined ? { branch: params.branch } : {}) },
+      { ...input, ...fromPath },
       { signal: stop.signal },
     );
+    if (route.html) return sendHtml(res, (result as { html: string }).html);
     send(res, route.created ? 201 : 200, result);
+  };
+
+  const streamEvents = (req: IncomingMessage, res: ServerResponse, url: URL): void => {
+    const workspace = url.searchParams.get("workspace") ?? undefined;
+    if (workspace !== undefined) rootOf(workspace);
+    const after = eventCursor(req.headers["last-event-id"], url.searchParams.get("since"));
+    res.writeHead(200, {
+      ...COMMON_HEADERS,
+      "content-type": "text/event-stream; charset=utf-8",
+      "content-security-policy": "default-src 'none'",
+      connection: "keep-alive",
+    });
+    res.socket?.setNoDelay(true);
+    res.write("retry: 1000\n\n");
+    const write = (event: LiveEvent) => {
+      if (workspace !== undefined && event.workspace !== workspace) return;
+      res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    };
+    // the replay and the subscription in one turn: no event falls between them
+    for (const event of engine.events.since(after)) write(event);
+    const unsubscribe = engine.events.subscribe(write);
+    const beat = setInterval(() => res.write(": keep-alive\n\n"), HEARTBEAT_MS);
+    beat.unref();
+    res.once("close", () => {
+      clearInterval(beat);
+      unsubscribe();
+    });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -168,16 +242,18 @@ export async function serveHttpApi(options: HttpApiOptions): Promise<HttpApi> {
       return void res.end();
     }
     const credential = credentialOf(method, req.headers, port, secrets);
-    if (url.pathname === "/" && method === "GET") {
+    const file = method === "GET" ? await uiFile(url.pathname) : undefined;
+    if (file) {
       res.writeHead(200, {
         ...COMMON_HEADERS,
-        "content-type": "text/html; charset=utf-8",
-        "content-security-policy": "default-src 'none'",
+        "content-type": file.type,
+        "content-security-policy": PAGE_CSP,
       });
-      return void res.end(PAGE);
+      return void res.end(file.body);
     }
     const { route, params } = matchRoute(method, url.pathname);
     if (!("own" in route)) return callOperation(route, params, credential, url, req, res);
+    if (route.own === "events") return streamEvents(req, res, url);
     if (route.own === "csrf") return send(res, 200, { csrf: secrets.csrf });
     if (route.own === "openapi") return send(res, 200, openapi);
     send(res, 200, { workspaces: engine.workspaces().map((root) => ({ id: workspaceId(root), root })) });

@@ -1,6 +1,12 @@
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
-import { OPERATIONS, type OperationName, type ParamsOf, type ResultOf } from "../engine/api.js";
+import {
+  OPERATIONS,
+  type OperationName,
+  type ParamsOf,
+  type ResultOf,
+  type ViewOperation,
+} from "../engine/api.js";
 import {
   acceptText,
   branchCreateText,
@@ -34,7 +40,7 @@ export const INSTRUCTIONS = [
 ].join(" ");
 
 /** The operations that are tools. */
-export type ToolOperation = Exclude<OperationName, "lint" | "undo">;
+export type ToolOperation = Exclude<OperationName, "lint" | "undo" | ViewOperation>;
 
 export interface ToolSpec<N extends ToolOperation> {
   /** The MCP tool name (snake_case). */

@@ -64,6 +64,16 @@ export function allowlistMatches(entry: string, request: Pick<NetworkRequest, "c
   return lines.some((line) => matcher.test(line));
 }
 
+/**
+ * The allowCommands entry that allows exactly `request`: the command line as allowlistMatches reads it,
+ * a `*` in it made `?` (the entry then covers one character there, no more). A command without
+ * arguments gets its bare name, which allows it with any arguments; the agent's run_command always
+ * asks for `sh -c COMMAND`.
+ */
+export function allowEntryFor(request: Pick<NetworkRequest, "command" | "args">): string {
+  return [request.command, ...request.args].join(" ").replace(/\*/g, "?");
+}
+
 /** Approves the commands that `sandbox.network.allowCommands` lists; denies the rest. */
 export function allowlistApprover(entries: readonly string[]): Approver {
   return async (request) => entries.some((entry) => allowlistMatches(entry, request));

@@ -1,5 +1,6 @@
 export {
   type Approver,
+  allowEntryFor,
   allowlistApprover,
   allowlistMatches,
   alwaysApprove,

@@ -1,10 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deleteNetworkRule, saveNetworkRule } from "../../src/config/network-rules.js";
 import { type CliOutcome, umbraAsync } from "../helpers/cli.js";
 import { cleanup, copyExamples, fingerprint, tempDir } from "../helpers/workspace.js";
 
@@ -192,6 +193,20 @@ describe("umbra run", () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
     expect(run.stderr).toMatch(/no terminal to ask on/);
+  });
+
+  it("--net is approved by a rule the user saved for the repository (the web page's approvals queue)", async () => {
+    const rule = saveNetworkRule(realpathSync(root), "sh -c echo ran-with-rule", env);
+    try {
+      const run = await umbra(["run", "--root", root, "--net", "--", "sh", "-c", "echo ran-with-rule"]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe("ran-with-rule\n");
+      // the rule is exactly that command line
+      const other = await umbra(["run", "--root", root, "--net", "--", "sh", "-c", "echo other"]);
+      expect(other.code).toBe(1);
+    } finally {
+      deleteNetworkRule(realpathSync(root), rule.id, env);
+    }
   });
 
   it("--read-only refuses writes with a read-only-mode note", async () => {

@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdir, realpath, rm } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { mkdir, readFile, realpath, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { evalRunsDir, listEvalRuns } from "../../src/eval/store.js";
 import { fork } from "../../src/shadow/index.js";
 import { CLI, type CliOutcome, requireBuiltCli, umbraSync } from "../helpers/cli.js";
 import { cleanup, copyExamples, EXAMPLES, tempDir } from "../helpers/workspace.js";
@@ -163,6 +165,20 @@ describe("umbra shadow discard", () => {
     expect((JSON.parse(list.stdout) as { id: string }[]).map((b) => b.id)).toEqual([branch.id]);
     expect(umbra(["shadow", "discard", branch.id, "--root", root]).code).toBe(0);
   });
+});
+
+describe("umbra eval keeps its run for the engine", () => {
+  it("copies the results into the data folder of the workspace it ran in", async () => {
+    const out = join(home, "eval-out");
+    const result = umbra(["eval", join(EXAMPLES, "eval"), "--agent", "noop", "--out", out]);
+    expect(result.code, result.stderr).toBe(0);
+    const runs = await listEvalRuns(root, env);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]?.results).toEqual(JSON.parse(await readFile(join(out, "results.json"), "utf8")));
+    expect(statSync(join(evalRunsDir(root, env), runs[0]?.id ?? "", "results.json")).mode & 0o777).toBe(
+      0o600,
+    );
+  }, 300_000);
 });
 
 describe("umbra eval --agent model", () => {

@@ -37,6 +37,15 @@ class FakeCore implements EngineCore {
     return this.callers.size;
   }
 
+  /** Agent sessions the fake runs (the tests set it), and how often the server looked. */
+  sessions = 0;
+  sessionChecks = 0;
+
+  get runningSessions(): number {
+    this.sessionChecks++;
+    return this.sessions;
+  }
+
   /** Calls of `rebase` waiting for their signal, and those whose signal came. */
   waiting = 0;
   aborted = 0;
@@ -320,6 +329,20 @@ describe("the engine's socket", () => {
     expect(await running.stopped).toBe("idle");
     expect(existsSync(enginePlace(env).socket)).toBe(false);
     expect(await SocketEngine.connect(enginePlace(env), env)).toBeUndefined();
+  });
+
+  it("does not stop for idleness while an agent session runs; the idle time counts from its end", async () => {
+    core.sessions = 1;
+    const running = await serve(100);
+    let stopped = false;
+    void running.stopped.then(() => {
+      stopped = true;
+    });
+    // a check every 50 ms: twenty of them span ten idle times (no client, no request, but a session runs)
+    await waitUntil(() => core.sessionChecks >= 20, "twenty idle checks");
+    expect(stopped).toBe(false);
+    core.sessions = 0;
+    expect(await running.stopped).toBe("idle");
   });
 
   it("stops once its socket is gone (its data folder deleted): nobody could reach it any more", async () => {

@@ -6,10 +6,11 @@ import { type EngineConnection, inProcess } from "../../src/engine/client.js";
 import { Engine } from "../../src/engine/engine.js";
 import { ROUTES } from "../../src/http/routes.js";
 import { type HttpApi, serveHttpApi, workspaceId } from "../../src/http/server.js";
+import { PAGE_CSP } from "../../src/http/ui.js";
 import { NO_HOOKS } from "../helpers/engine.js";
 import { gitFixture, isolatedEnv, MATH_TS, USE_TS } from "../helpers/mcp.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
-import { type ApiClient, body, client, errorOf, raw } from "./client.js";
+import { type ApiClient, body, client, errorOf, raw, signIn } from "./client.js";
 
 // The HTTP API on an engine of this process, reached over loopback as the page, a program with the
 // token, or a hostile page would: every endpoint, and every refusal leaves the folder and branches as
@@ -40,11 +41,7 @@ beforeAll(async () => {
   http = await serveHttpApi({ engine, port: 0, log: (line) => logged.push(line) });
   port = http.port;
   ws = `/api/workspaces/${workspaceId(root)}`;
-  const landing = await raw(port, "GET", `/?token=${http.token}`);
-  cookie = String(landing.headers["set-cookie"]?.[0] ?? "").split(";")[0] ?? "";
-  bearer = client(port, { authorization: `Bearer ${http.token}` });
-  csrf = body<{ csrf: string }>(await client(port, { cookie }).get("/api/csrf")).csrf;
-  page = client(port, { cookie, "x-umbra-csrf": csrf });
+  ({ cookie, csrf, page, bearer } = await signIn(port, http.token));
 });
 
 afterAll(async () => {
@@ -91,7 +88,7 @@ describe("the session: token, cookie, CSRF value", () => {
     const home = await raw(port, "GET", "/", { cookie });
     expect(home.status).toBe(200);
     expect(home.headers["content-type"]).toContain("text/html");
-    expect(home.headers["content-security-policy"]).toBe("default-src 'none'");
+    expect(home.headers["content-security-policy"]).toBe(PAGE_CSP);
   });
 
   it("refuses a wrong token in the URL: no cookie", async () => {

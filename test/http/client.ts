@@ -57,6 +57,25 @@ export interface ApiClient {
   send(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer>;
 }
 
+/**
+ * Opens the printed URL as a browser does: the cookie it gets, the CSRF value, and the clients of the
+ * page (cookie + CSRF header) and of a program holding the token.
+ */
+export async function signIn(
+  port: number,
+  token: string,
+): Promise<{ cookie: string; csrf: string; page: ApiClient; bearer: ApiClient }> {
+  const landing = await raw(port, "GET", `/?token=${token}`);
+  const cookie = String(landing.headers["set-cookie"]?.[0] ?? "").split(";")[0] ?? "";
+  const csrf = body<{ csrf: string }>(await client(port, { cookie }).get("/api/csrf")).csrf;
+  return {
+    cookie,
+    csrf,
+    page: client(port, { cookie, "x-umbra-csrf": csrf }),
+    bearer: client(port, { authorization: `Bearer ${token}` }),
+  };
+}
+
 export function client(port: number, credential: Record<string, string>): ApiClient {
   return {
     get: (path, headers = {}) => raw(port, "GET", path, { ...credential, ...headers }),

@@ -2,6 +2,7 @@ import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import {
   type Approver,
+  allowEntryFor,
   allowlistApprover,
   allowlistMatches,
   alwaysApprove,
@@ -12,6 +13,23 @@ import {
 } from "../../src/sandbox/approval.js";
 
 const req = (command: string, ...args: string[]) => ({ command, args });
+
+describe("allowEntryFor: the saved rule of an approved command", () => {
+  it("allows exactly that command line, a * in it covering one character only", () => {
+    const request = req("sh", "-c", "npm install left-pad");
+    const entry = allowEntryFor(request);
+    expect(entry).toBe("sh -c npm install left-pad");
+    expect(allowlistMatches(entry, request)).toBe(true);
+    expect(allowlistMatches(entry, req("sh", "-c", "npm install left-pad && curl evil"))).toBe(false);
+    const glob = allowEntryFor(req("sh", "-c", "rm *.tmp"));
+    expect(glob).toBe("sh -c rm ?.tmp");
+    expect(allowlistMatches(glob, req("sh", "-c", "rm *.tmp"))).toBe(true);
+    expect(allowlistMatches(glob, req("sh", "-c", "rm everything.tmp"))).toBe(false);
+    // a command without arguments gets its name: that command with any arguments (the agent's
+    // run_command always asks for `sh -c COMMAND`, never a bare name)
+    expect(allowEntryFor(req("./fetch.sh"))).toBe("./fetch.sh");
+  });
+});
 
 describe("allowlist", () => {
   it("matches command names and globs of the command line", () => {

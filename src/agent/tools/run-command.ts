@@ -46,6 +46,7 @@ export async function runCommand(
   // overrides behind a symlink a command planted are dropped, never written through it
   const dropped = await branch.materialize();
   const sandbox = await context.sandbox(network);
+  const output = (stream: "stdout" | "stderr") => (chunk: string) => context.onOutput?.(stream, chunk);
   const timeoutMs = input.timeoutSeconds ? input.timeoutSeconds * 1000 : sandbox.policy.limits.timeoutMs;
   let result: WorkspaceRun;
   try {
@@ -54,6 +55,7 @@ export async function runCommand(
       cwd: context.root,
       timeoutMs,
       ...(context.signal ? { signal: context.signal } : {}),
+      ...(context.onOutput ? { onStdout: output("stdout"), onStderr: output("stderr") } : {}),
     });
   } catch (error) {
     return {

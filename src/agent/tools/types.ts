@@ -27,6 +27,8 @@ export interface ToolContext {
   /** Approves network access for a command; the default denies. */
   approver: Approver;
   signal?: AbortSignal;
+  /** Where a command's output goes as it comes (the engine's live events); it is in the result anyway. */
+  onOutput?: (stream: "stdout" | "stderr", chunk: string) => void;
 }
 
 /** What a tool call produced. */

@@ -1,0 +1,120 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BranchSummary } from "../../src/engine/api.js";
+import { type EngineConnection, inProcess } from "../../src/engine/client.js";
+import { Engine } from "../../src/engine/engine.js";
+import { type HttpApi, serveHttpApi } from "../../src/http/server.js";
+import { NO_HOOKS } from "../helpers/engine.js";
+import { isolatedEnv } from "../helpers/mcp.js";
+import { cleanup, tempDir } from "../helpers/workspace.js";
+import { launchBrowser, repository, screenshot } from "./harness.js";
+
+// The review and search pages in a real browser, over an engine of this process: a branch an agent
+// edited in two places is reviewed hunk by hunk; accepting one hunk writes exactly that hunk into the
+// user's folder; undo takes it back; a concurrent edit of the user's is shown as a conflict and nothing
+// is written; text from the workspace stays text.
+
+const LINES = Array.from({ length: 30 }, (_, i) => `export const v${i + 1} = ${i + 1};`);
+const BASE = `${LINES.join("\n")}\n`;
+/** The agent's change: line 2 and line 28 (two hunks, far enough apart), and a line of HTML. */
+const HOSTILE = '// <img src=x onerror="window.__pwned = 1"><script>window.__pwned = 2</script>';
+const BRANCH = `${LINES.map((line, i) => (i === 1 ? "export const v2 = 200;" : i === 27 ? `export const v28 = 2800; ${HOSTILE}` : line)).join("\n")}\n`;
+const ONLY_FIRST = BASE.replace("export const v2 = 2;", "export const v2 = 200;");
+
+let home: string;
+let root: string;
+let engine: Engine;
+let agent: EngineConnection;
+let http: HttpApi;
+let browser: Browser;
+let page: Page;
+let branch: string;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  home = await tempDir("browser-review");
+  root = await repository({ "values.ts": BASE, "README.md": "# values\n" });
+  engine = new Engine({ env: isolatedEnv(home), watch: false });
+  agent = inProcess(engine, { name: "agent", hooks: NO_HOOKS });
+  await agent.call("status", { root });
+  branch = ((await agent.call("branchCreate", { root, label: "two edits" })) as BranchSummary).id;
+  await agent.call("writeFile", { root, branch, path: "values.ts", content: BRANCH });
+  http = await serveHttpApi({ engine, port: 0, log: () => {} });
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on("pageerror", (error) => problems.push(error.message));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  await page.goto(http.url);
+  await page.waitForSelector("header nav");
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await http?.close();
+  await agent?.close();
+  await engine?.close();
+  await cleanup(home, root ? join(root, "..") : undefined);
+});
+
+const folder = () => readFile(join(root, "values.ts"), "utf8");
+
+async function accept(hunk: number): Promise<string> {
+  await page.click(`section.file[data-path="values.ts"] .hunk[data-hunk="${hunk}"] button.accept-hunk`);
+  const result = page.locator("#result [role=status]");
+  await result.waitFor();
+  return (await result.textContent()) ?? "";
+}
+
+describe("the review page", () => {
+  it("shows the branch's diff by hunk, highlighted, with the workspace's text as text", async () => {
+    await page.goto(`${new URL(http.url).origin}/#/review?branch=${encodeURIComponent(branch)}`);
+    await page.waitForSelector('section.file[data-path="values.ts"] .hunk[data-hunk="2"]');
+    expect(await page.locator('section.file[data-path="values.ts"] .hunk').count()).toBe(2);
+    // Prism's tokens, made as elements by the page
+    expect(await page.locator(".line.add .token.keyword").count()).toBeGreaterThan(0);
+    // the agent's HTML is shown as it is, and nothing of it ran
+    expect(await page.locator(".line.add", { hasText: "<img src=x onerror" }).count()).toBe(1);
+    expect(await page.locator("main img, main script").count()).toBe(0);
+    expect(await page.evaluate("typeof window.__pwned")).toBe("undefined");
+    await screenshot(page, "review");
+  });
+
+  it("accepts one hunk: the user's folder holds exactly that hunk; undo takes it back", async () => {
+    expect(await accept(1)).toContain("values.ts");
+    expect(await folder()).toBe(ONLY_FIRST);
+    await page.click("#undo");
+    await page.locator("#result [role=status]", { hasText: "values.ts" }).waitFor();
+    expect(await folder()).toBe(BASE);
+  });
+
+  it("shows a conflict with the user's concurrent edit and writes nothing", async () => {
+    const mine = BASE.replace("export const v28 = 28;", "export const v28 = -28; // mine");
+    await writeFile(join(root, "values.ts"), mine);
+    await accept(2);
+    await page.locator("#result .conflict").waitFor();
+    expect(await page.locator("#result .conflict code").first().textContent()).toBe("values.ts");
+    expect(await page.locator("#result .conflict .yours").first().textContent()).toContain("-28");
+    expect(await folder()).toBe(mine);
+    await screenshot(page, "review-conflict");
+  });
+});
+
+describe("the search box", () => {
+  it("searches the workspace and lists the hits with their lines", async () => {
+    await page.fill("#search", "v17");
+    await page.press("#search", "Enter");
+    await page.locator(".hits .hit").first().waitFor();
+    expect(await page.locator(".hits .hit .where code").first().textContent()).toMatch(
+      /^values\.ts:\d+-\d+$/,
+    );
+    await screenshot(page, "search");
+  });
+
+  it("ran with no script error and no CSP violation", () => {
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,331 @@
+import { type HunkNote, hunkNotes } from "../annotate.js";
+import { get, send, wsPath } from "../api.js";
+import { type DiffFile, type Hunk, parseDiff } from "../diff.js";
+import { type Child, fill, h } from "../dom.js";
+import { grammarFor, highlighted } from "../highlight.js";
+import { errorBox, messageOf, type View } from "../view.js";
+import type {
+  AcceptAnswer,
+  Branch,
+  DiffAnswer,
+  EngineEvent,
+  SessionDetail,
+  SessionSummary,
+  UndoAnswer,
+} from "../wire.js";
+
+/**
+ * The review page: a branch's diff against its base, highlighted, with accept per file and per hunk
+ * (the engine merges three ways with the user's folder and reports conflicts with their concurrent
+ * edits, shown here), rebase (bring those edits into the branch), and undo of the last accept.
+ */
+
+function lineRow(line: Hunk["lines"][number], grammar: unknown): HTMLElement {
+  const sign = line.kind === "add" ? "+" : line.kind === "remove" ? "-" : line.kind === "note" ? "" : " ";
+  return h(
+    "tr",
+    { class: `line ${line.kind}` },
+    h("td", { class: "num" }, line.oldLine ?? ""),
+    h("td", { class: "num" }, line.newLine ?? ""),
+    h("td", { class: "sign" }, sign),
+    h("td", { class: "text" }, line.kind === "note" ? line.text : highlighted(line.text, grammar)),
+  );
+}
+
+/** Paths as code, comma-separated. */
+function pathList(paths: readonly string[]): Child[] {
+  return paths.map((path, i) => [i > 0 ? ", " : "", h("code", {}, path)]);
+}
+
+function noteOf(note: HunkNote | undefined): HTMLElement | null {
+  if (!note) return null;
+  return h(
+    "span",
+    { class: "annotation" },
+    note.lintErrors !== undefined
+      ? h(
+          "span",
+          { class: note.lintErrors > 0 ? "lint bad" : "lint good" },
+          note.lintErrors > 0 ? `lint +${note.lintErrors} error(s)` : "lint: no new errors",
+        )
+      : null,
+    note.ranAfter !== undefined
+      ? h(
+          "span",
+          { class: "tested good", title: note.ranAfter },
+          " · ran after the last edit: ",
+          h("code", {}, note.ranAfter),
+        )
+      : note.untested
+        ? h("span", { class: "tested bad" }, " · nothing ran after the last edit")
+        : null,
+  );
+}
+
+/** The events of the session that made `branch`, when one did (else none: the page has nothing to say). */
+async function sessionEvents(workspace: string, branch: string): Promise<EngineEvent[]> {
+  const { sessions } = await get<{ sessions: SessionSummary[] }>(wsPath(workspace, "sessions"));
+  const maker = sessions.find((session) => session.branch === branch);
+  if (!maker) return [];
+  return (await get<SessionDetail>(wsPath(workspace, "sessions", maker.id))).events;
+}
+
+function resultBox(answer: AcceptAnswer): HTMLElement {
+  return h(
+    "div",
+    { class: answer.written ? "result ok" : "result held", role: "status" },
+    h("p", {}, answer.message),
+    answer.applied.length > 0 ? h("p", { class: "applied" }, "written: ", pathList(answer.applied)) : null,
+    answer.verification
+      ? h(
+          "div",
+          { class: answer.verification.passed ? "verify good" : "verify bad" },
+          h(
+            "p",
+            {},
+            answer.verification.passed
+              ? "Verified in a fresh branch"
+              : "Not written: the check in a fresh branch failed",
+            answer.verification.tests
+              ? ` (${answer.verification.tests.command}: ${answer.verification.tests.passed ? "passed" : `exit ${answer.verification.tests.exitCode}`})`
+              : "",
+          ),
+          answer.verification.problems.length > 0
+            ? h(
+                "ul",
+                {},
+                answer.verification.problems.map((problem) => h("li", {}, problem)),
+              )
+            : null,
+        )
+      : null,
+    answer.conflicts.length > 0
+      ? h(
+          "div",
+          { class: "conflicts" },
+          h("h3", {}, "Conflicts with your edits"),
+          answer.conflicts.map((conflict) =>
+            h(
+              "div",
+              { class: "conflict" },
+              h("p", {}, h("code", {}, conflict.path), ` — ${conflict.why}`),
+              conflict.hunks.map((hunk) =>
+                h(
+                  "div",
+                  { class: "conflict-hunk" },
+                  h(
+                    "p",
+                    { class: "muted" },
+                    `your lines ${hunk.line}–${hunk.line + Math.max(hunk.lines - 1, 0)}`,
+                  ),
+                  h(
+                    "div",
+                    { class: "sides" },
+                    h("pre", { class: "yours" }, hunk.yours),
+                    h("pre", { class: "agent" }, hunk.agent),
+                  ),
+                ),
+              ),
+            ),
+          ),
+          h("p", { class: "muted" }, "Rebase the branch to bring your edits into it, then accept again."),
+        )
+      : null,
+    answer.refused.length > 0
+      ? h(
+          "ul",
+          { class: "refused" },
+          answer.refused.map((refusal) => h("li", {}, h("code", {}, refusal.path), ` — ${refusal.why}`)),
+        )
+      : null,
+  );
+}
+
+export const reviewView: View = ({ workspace, params, main, go }) => {
+  const branchPicker = h("select", { "aria-label": "branch", id: "branch" });
+  const verify = h("input", { type: "checkbox", id: "verify" });
+  const result = h("div", { id: "result" });
+  const body = h("div", { id: "diff" }, h("p", { class: "muted" }, "Loading…"));
+  let branch = params.get("branch") ?? "";
+  let gone = false;
+
+  const show = (node: HTMLElement) => {
+    if (!gone) fill(result, node);
+  };
+
+  const act = async (label: string, work: () => Promise<HTMLElement>) => {
+    show(h("p", { class: "muted" }, `${label}…`));
+    try {
+      show(await work());
+      await loadDiff();
+    } catch (error) {
+      show(errorBox(error));
+    }
+  };
+
+  const accept = (selection: { files?: string[]; hunks?: number[] }) =>
+    act("Accepting", async () => {
+      const answer = await send<AcceptAnswer>("POST", wsPath(workspace.id, "branches", branch, "accept"), {
+        ...selection,
+        ...(verify.checked ? { verify: true } : {}),
+      });
+      return resultBox(answer);
+    });
+
+  const fileBlock = (file: DiffFile, events: readonly EngineEvent[]): HTMLElement => {
+    const grammar = grammarFor(file.path);
+    const notes = hunkNotes(events, file.path, file.hunks);
+    return h(
+      "section",
+      { class: "file", "data-path": file.path },
+      h(
+        "div",
+        { class: "file-head" },
+        h("code", { class: "path" }, file.path),
+        h(
+          "button",
+          { class: "accept-file", on: { click: () => void accept({ files: [file.path] }) } },
+          "Accept file",
+        ),
+      ),
+      file.notes.length > 0 ? h("pre", { class: "notes" }, file.notes.join("\n")) : null,
+      file.hunks.map((hunk) =>
+        h(
+          "div",
+          { class: "hunk", "data-hunk": hunk.number },
+          h(
+            "div",
+            { class: "hunk-head" },
+            h("code", {}, hunk.header),
+            h("span", { class: "stat" }, `+${hunk.added} −${hunk.removed}`),
+            noteOf(notes[hunk.number - 1]),
+            h(
+              "button",
+              {
+                class: "accept-hunk",
+                on: { click: () => void accept({ files: [file.path], hunks: [hunk.number] }) },
+              },
+              `Accept hunk ${hunk.number}`,
+            ),
+          ),
+          h(
+            "table",
+            { class: "lines" },
+            h(
+              "tbody",
+              {},
+              hunk.lines.map((line) => lineRow(line, grammar)),
+            ),
+          ),
+        ),
+      ),
+    );
+  };
+
+  async function loadDiff(): Promise<void> {
+    if (!branch) {
+      fill(body, h("p", { class: "muted" }, "No branch to review."));
+      return;
+    }
+    try {
+      const [answer, events] = await Promise.all([
+        get<DiffAnswer>(wsPath(workspace.id, "branches", branch, "diff")),
+        sessionEvents(workspace.id, branch).catch(() => []),
+      ]);
+      if (gone) return;
+      const files = parseDiff(answer.diff);
+      fill(
+        body,
+        files.length === 0
+          ? h("p", { class: "muted" }, "The branch changes nothing.")
+          : files.map((file) => fileBlock(file, events)),
+        answer.unknownBases.length > 0
+          ? h("p", { class: "warn" }, `Left out (their base is not known): ${answer.unknownBases.join(", ")}`)
+          : null,
+      );
+    } catch (error) {
+      if (!gone) fill(body, errorBox(error));
+    }
+  }
+
+  const toolbar = h(
+    "div",
+    { class: "toolbar" },
+    h("label", {}, "Branch ", branchPicker),
+    h(
+      "label",
+      { title: "run the tests in a fresh branch holding the accepted change first" },
+      verify,
+      " verify before writing",
+    ),
+    h(
+      "button",
+      {
+        id: "rebase",
+        on: {
+          click: () =>
+            void act("Rebasing", async () => {
+              const answer = await send<{ message?: string }>(
+                "POST",
+                wsPath(workspace.id, "branches", branch, "rebase"),
+              );
+              return h("div", { class: "result ok", role: "status" }, answer.message ?? "Rebased.");
+            }),
+        },
+      },
+      "Rebase onto my edits",
+    ),
+    h(
+      "button",
+      {
+        id: "undo",
+        on: {
+          click: () =>
+            void act("Undoing", async () => {
+              const answer = await send<UndoAnswer>("POST", wsPath(workspace.id, "undo"));
+              return h(
+                "div",
+                { class: answer.found ? "result ok" : "result held", role: "status" },
+                h("p", {}, answer.message),
+                answer.restored.length > 0
+                  ? h("p", { class: "restored" }, "put back: ", pathList(answer.restored))
+                  : null,
+                answer.left.length > 0
+                  ? h(
+                      "ul",
+                      {},
+                      answer.left.map((left) => h("li", {}, h("code", {}, left.path), ` — ${left.why}`)),
+                    )
+                  : null,
+              );
+            }),
+        },
+      },
+      "Undo last accept",
+    ),
+  );
+  fill(main, h("h1", {}, "Review"), toolbar, result, body);
+
+  get<{ branches: Branch[] }>(wsPath(workspace.id, "branches"))
+    .then(({ branches }) => {
+      if (gone) return;
+      if (!branch || !branches.some((each) => each.id === branch)) branch = branches[0]?.id ?? branch;
+      fill(
+        branchPicker,
+        branches.map((each) =>
+          h("option", { value: each.id }, each.label ? `${each.label} (${each.id})` : each.id),
+        ),
+      );
+      branchPicker.value = branch;
+      branchPicker.addEventListener("change", () =>
+        go(`#/review?branch=${encodeURIComponent(branchPicker.value)}`),
+      );
+      return loadDiff();
+    })
+    .catch((error: unknown) => {
+      if (!gone) fill(body, h("p", { class: "error" }, messageOf(error)));
+    });
+  return () => {
+    gone = true;
+  };
+};
