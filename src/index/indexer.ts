@@ -373,6 +373,7 @@ async function indexLocked(
             language: chunk.language,
             symbol: chunk.symbol,
             hash: chunk.hash,
+            calls: chunk.calls,
             ...chunkTerms(chunk),
           };
         });

@@ -21,6 +21,12 @@ export interface LanguageSpec {
   readonly wrappers: readonly string[];
   /** Node types that glue to the syntax node right below them, besides every `*comment*` type. */
   readonly attached: readonly string[];
+  /**
+   * Node types that call or construct something → the field holding the callee (`foo`, `a.b.foo`,
+   * `pkg.Foo`; "": its first named child): the code graph's edges, read as the callee's last name
+   * (see references.ts).
+   */
+  readonly calls?: Readonly<Record<string, string>>;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -264,6 +270,8 @@ const TS_DEFINITIONS: Record<string, NameReader> = {
   public_field_definition: jsProperty("name"),
 };
 
+const JS_CALLS = { call_expression: "function", new_expression: "constructor" };
+
 const JS_WRAPPERS = ["export_statement", "expression_statement"];
 const TS_WRAPPERS = ["export_statement", "ambient_declaration", "expression_statement"];
 
@@ -278,6 +286,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     definitions: TS_DEFINITIONS,
     wrappers: TS_WRAPPERS,
     attached: ["decorator"],
+    calls: JS_CALLS,
   },
   {
     id: "tsx",
@@ -286,6 +295,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     definitions: TS_DEFINITIONS,
     wrappers: TS_WRAPPERS,
     attached: ["decorator"],
+    calls: JS_CALLS,
   },
   {
     id: "javascript",
@@ -294,6 +304,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     definitions: JS_DEFINITIONS,
     wrappers: JS_WRAPPERS,
     attached: ["decorator"],
+    calls: JS_CALLS,
   },
   {
     id: "python",
@@ -302,6 +313,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     definitions: { function_definition: byName, class_definition: byName },
     wrappers: ["decorated_definition"],
     attached: [],
+    calls: { call: "function" },
   },
   {
     id: "go",
@@ -316,6 +328,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     },
     wrappers: ["type_declaration", "var_declaration"],
     attached: [],
+    calls: { call_expression: "function", composite_literal: "type" },
   },
   {
     id: "rust",
@@ -334,6 +347,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     },
     wrappers: [],
     attached: ["attribute_item"],
+    calls: { call_expression: "function", macro_invocation: "macro", struct_expression: "name" },
   },
   {
     id: "java",
@@ -350,6 +364,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     },
     wrappers: [],
     attached: [],
+    calls: { method_invocation: "name", object_creation_expression: "type" },
   },
   {
     id: "c",
@@ -364,6 +379,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     },
     wrappers: [],
     attached: [],
+    calls: { call_expression: "function" },
   },
   {
     id: "cpp",
@@ -381,6 +397,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     },
     wrappers: ["template_declaration"],
     attached: [],
+    calls: { call_expression: "function", new_expression: "type" },
   },
   {
     id: "csharp",
@@ -403,6 +420,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     },
     wrappers: [],
     attached: [],
+    calls: { invocation_expression: "function", object_creation_expression: "type" },
   },
   {
     id: "ruby",
@@ -418,6 +436,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     // `class << self … end` holding one method is named by it; holding several, its methods are Class > m
     wrappers: ["singleton_class"],
     attached: [],
+    calls: { call: "method" },
   },
   {
     id: "php",
@@ -434,6 +453,12 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     },
     wrappers: [],
     attached: ["attribute_list"],
+    calls: {
+      function_call_expression: "function",
+      member_call_expression: "name",
+      scoped_call_expression: "name",
+      object_creation_expression: "",
+    },
   },
   {
     id: "markdown",
