@@ -4,7 +4,7 @@
  * `pkg.NewEngine()` → `NewEngine`, `new Hono<E>()` → `Hono`). Names only: resolving them to definitions
  * is the search's job (by the store's symbol-name index), so nothing here depends on other files.
  */
-import type { Node } from "web-tree-sitter";
+import { type Language, type Node, Query } from "web-tree-sitter";
 import type { LanguageSpec } from "./languages.js";
 
 export interface CallSite {
@@ -26,29 +26,32 @@ function calleeName(callee: Node): string | undefined {
   return LAST_NAME.exec(text)?.[1];
 }
 
-/** Every call site of the tree, in document order (rows never decrease). */
+/** The query of a language's call forms, compiled once per language (undefined: it has none). */
+const queries = new Map<string, Query | undefined>();
+
+function callQuery(spec: LanguageSpec, language: Language): Query | undefined {
+  if (queries.has(spec.id)) return queries.get(spec.id);
+  const patterns = Object.entries(spec.calls ?? {}).map(([type, field]) =>
+    field === "" ? `(${type} . (_) @callee)` : `(${type} ${field}: (_) @callee)`,
+  );
+  const query = patterns.length > 0 ? new Query(language, patterns.join("\n")) : undefined;
+  queries.set(spec.id, query);
+  return query;
+}
+
+/**
+ * Every call site of the tree, in document order (rows never decrease). One tree-sitter query per file:
+ * walking every node from JavaScript would cost as much as the chunking itself.
+ */
 export function callSites(spec: LanguageSpec, root: Node): CallSite[] {
-  const calls = spec.calls;
-  if (!calls) return [];
+  const query = callQuery(spec, root.tree.language);
+  if (!query) return [];
   const sites: CallSite[] = [];
-  const cursor = root.walk();
-  try {
-    for (;;) {
-      const field = calls[cursor.nodeType];
-      if (field !== undefined) {
-        const node = cursor.currentNode;
-        const callee = field === "" ? node.firstNamedChild : node.childForFieldName(field);
-        const name = callee ? calleeName(callee) : undefined;
-        if (name) sites.push({ row: cursor.startPosition.row, name });
-      }
-      if (cursor.gotoFirstChild()) continue;
-      while (!cursor.gotoNextSibling()) {
-        if (!cursor.gotoParent()) return sites;
-      }
-    }
-  } finally {
-    cursor.delete();
+  for (const { node } of query.captures(root)) {
+    const name = calleeName(node);
+    if (name) sites.push({ row: node.startPosition.row, name });
   }
+  return sites;
 }
 
 /**
