@@ -7,7 +7,7 @@
  * the timed pass). `--show` lists the questions whose file or symbol rank differs between variants.
  *
  *   node bench/questions/ablation.mjs [REPO_FILTER] [VARIANTS_JSON] [--show]
- *   node bench/questions/ablation.mjs "" '{"graph":{},"no-graph":{"weights":{"graph":0}}}'
+ *   node bench/questions/ablation.mjs "" '{"default":{},"no-vector":{"weights":{"vector":0}}}'
  *
  * Uses the working clones under bench/.work/repos (made by run.mjs) at the set's pinned commits and indexes
  * them in process under UMBRA_HOME (default bench/.work/questions/ablation-home).
@@ -28,7 +28,7 @@ const args = process.argv.slice(2).filter((a) => a !== "--show");
 const show = process.argv.includes("--show");
 const repoFilter = args[0] ?? "";
 /** @type {Record<string, Record<string, unknown>>} */
-const variants = JSON.parse(args[1] ?? '{"graph":{},"no-graph":{"weights":{"graph":0}}}');
+const variants = JSON.parse(args[1] ?? '{"default":{},"no-vector":{"weights":{"vector":0}}}');
 const env = {
   ...process.env,
   UMBRA_HOME: process.env.UMBRA_HOME ?? join(ROOT, "bench", ".work", "questions", "ablation-home"),

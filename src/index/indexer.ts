@@ -373,7 +373,6 @@ async function indexLocked(
             language: chunk.language,
             symbol: chunk.symbol,
             hash: chunk.hash,
-            calls: chunk.calls,
             ...chunkTerms(chunk),
           };
         });

@@ -10,7 +10,6 @@
 import { createHash } from "node:crypto";
 import { detectLanguage, languageSpec } from "./languages.js";
 import { getParser } from "./parser.js";
-import { type CallSite, callSites, callsByRange } from "./references.js";
 import { markdownRoot, paragraphRoot, type Section } from "./sections.js";
 import { type Segment, Splitter } from "./split.js";
 import { syntaxRoot } from "./syntax.js";
@@ -27,8 +26,6 @@ export interface Chunk {
   /** sha256 (hex) of `text`. */
   hash: string;
   text: string;
-  /** Names called or constructed within the chunk's lines (the code graph's edges; see references.ts). */
-  calls: string[];
 }
 
 export interface ChunkOptions {
@@ -49,9 +46,8 @@ export const DEFAULT_MAX_TOKENS = 400;
  * chunks that come out the same are not embedded again. Raise it whenever chunking output changes.
  * 2: object literals of functions, Go function variables, C++ lambdas, Ruby define_method and
  * `class << self` are definitions; `x.map(() => …)` at module level is not.
- * 3: chunks carry the names they call (`calls`).
  */
-export const CHUNKER_VERSION = 3;
+export const CHUNKER_VERSION = 2;
 
 /** Files larger than this are chunked by lines: a syntax tree of them would cost too much memory. */
 const MAX_PARSE_LENGTH = 4 * 1024 * 1024;
@@ -72,15 +68,8 @@ function sha256(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-function toChunks(
-  path: string,
-  language: string,
-  lines: readonly string[],
-  segments: Segment[],
-  sites: readonly CallSite[] = [],
-): Chunk[] {
-  const calls = callsByRange(sites, segments);
-  return segments.map((segment, i) => {
+function toChunks(path: string, language: string, lines: readonly string[], segments: Segment[]): Chunk[] {
+  return segments.map((segment) => {
     const body = segment.cut
       ? (lines[segment.start] ?? "").slice(segment.cut.from, segment.cut.to)
       : lines.slice(segment.start, segment.end + 1).join("\n");
@@ -97,7 +86,6 @@ function toChunks(
       symbol: segment.symbol,
       hash: sha256(text),
       text,
-      calls: calls[i] ?? [],
     };
   });
 }
@@ -150,7 +138,7 @@ export async function chunkFile(path: string, content: string, options: ChunkOpt
     if (tree) {
       try {
         const root: Section = syntaxRoot(spec, tree.rootNode, lines.length - 1);
-        return toChunks(path, language, lines, splitter.run(root), callSites(spec, tree.rootNode));
+        return toChunks(path, language, lines, splitter.run(root));
       } finally {
         tree.delete();
       }

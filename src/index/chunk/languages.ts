@@ -21,12 +21,6 @@ export interface LanguageSpec {
   readonly wrappers: readonly string[];
   /** Node types that glue to the syntax node right below them, besides every `*comment*` type. */
   readonly attached: readonly string[];
-  /**
-   * Node types that call or construct something → the field holding the callee (`foo`, `a.b.foo`,
-   * `pkg.Foo`; "": its first named child): the code graph's edges, read as the callee's last name
-   * (see references.ts).
-   */
-  readonly calls?: Readonly<Record<string, string>>;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -270,8 +264,6 @@ const TS_DEFINITIONS: Record<string, NameReader> = {
   public_field_definition: jsProperty("name"),
 };
 
-const JS_CALLS = { call_expression: "function", new_expression: "constructor" };
-
 const JS_WRAPPERS = ["export_statement", "expression_statement"];
 const TS_WRAPPERS = ["export_statement", "ambient_declaration", "expression_statement"];
 
@@ -286,7 +278,6 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     definitions: TS_DEFINITIONS,
     wrappers: TS_WRAPPERS,
     attached: ["decorator"],
-    calls: JS_CALLS,
   },
   {
     id: "tsx",
@@ -295,7 +286,6 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     definitions: TS_DEFINITIONS,
     wrappers: TS_WRAPPERS,
     attached: ["decorator"],
-    calls: JS_CALLS,
   },
   {
     id: "javascript",
@@ -304,7 +294,6 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     definitions: JS_DEFINITIONS,
     wrappers: JS_WRAPPERS,
     attached: ["decorator"],
-    calls: JS_CALLS,
   },
   {
     id: "python",
@@ -313,7 +302,6 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     definitions: { function_definition: byName, class_definition: byName },
     wrappers: ["decorated_definition"],
     attached: [],
-    calls: { call: "function" },
   },
   {
     id: "go",
@@ -328,7 +316,6 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     },
     wrappers: ["type_declaration", "var_declaration"],
     attached: [],
-    calls: { call_expression: "function", composite_literal: "type" },
   },
   {
     id: "rust",
@@ -347,7 +334,6 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     },
     wrappers: [],
     attached: ["attribute_item"],
-    calls: { call_expression: "function", macro_invocation: "macro", struct_expression: "name" },
   },
   {
     id: "java",
@@ -364,7 +350,6 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     },
     wrappers: [],
     attached: [],
-    calls: { method_invocation: "name", object_creation_expression: "type" },
   },
   {
     id: "c",
@@ -379,7 +364,6 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     },
     wrappers: [],
     attached: [],
-    calls: { call_expression: "function" },
   },
   {
     id: "cpp",
@@ -397,7 +381,6 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     },
     wrappers: ["template_declaration"],
     attached: [],
-    calls: { call_expression: "function", new_expression: "type" },
   },
   {
     id: "csharp",
@@ -420,7 +403,6 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     },
     wrappers: [],
     attached: [],
-    calls: { invocation_expression: "function", object_creation_expression: "type" },
   },
   {
     id: "ruby",
@@ -436,7 +418,6 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     // `class << self … end` holding one method is named by it; holding several, its methods are Class > m
     wrappers: ["singleton_class"],
     attached: [],
-    calls: { call: "method" },
   },
   {
     id: "php",
@@ -453,12 +434,6 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     },
     wrappers: [],
     attached: ["attribute_list"],
-    calls: {
-      function_call_expression: "function",
-      member_call_expression: "name",
-      scoped_call_expression: "name",
-      object_creation_expression: "",
-    },
   },
   {
     id: "markdown",

@@ -8,7 +8,6 @@ import type { ChunkRow, FileRow, LexicalStore } from "../store/lexical.js";
 import type { VectorStore } from "../store/vectors.js";
 import { codeTokens } from "../tokenize.js";
 import { type RankedList, reciprocalRankFusion } from "./fusion.js";
-import { calledDefinitions, firstChunkOfEach, GRAPH_SEEDS } from "./graph.js";
 import { HitAssembler } from "./hits.js";
 import { ImportResolver } from "./imports.js";
 import { classifyQuery, type QueryIntent } from "./intent.js";
@@ -39,7 +38,7 @@ export interface SearchOptions {
   onIntent?: (intent: QueryIntent) => void;
 }
 
-export type LegName = "lexical" | "file" | "path" | "vector" | "exact" | "graph";
+export type LegName = "lexical" | "file" | "path" | "vector" | "exact";
 
 export interface SearchHit {
   path: string;
@@ -52,14 +51,7 @@ export interface SearchHit {
   stale: boolean;
 }
 
-const DEFAULT_WEIGHTS: Record<LegName, number> = {
-  lexical: 1,
-  file: 1,
-  path: 0.75,
-  vector: 0.7,
-  exact: 1.2,
-  graph: 0.5,
-};
+const DEFAULT_WEIGHTS: Record<LegName, number> = { lexical: 1, file: 1, path: 0.75, vector: 0.7, exact: 1.2 };
 const LEG_DEPTH = 200;
 const FILE_LEG_DEPTH = 50;
 /** An identifier found in more chunks than this is too common for the exact leg. */
@@ -250,11 +242,17 @@ function jumpTargets(
   }
   if (!intent.name) return [];
   const { name, qualifiers } = intent.name;
+  const first = new Map<string, ChunkRow>();
+  for (const row of context.lexical.chunksBySymbolName([name], DEFINITIONS_READ)) {
+    const key = `${row.path}\0${row.symbol}`;
+    const known = first.get(key);
+    if (!known || row.startLine < known.startLine) first.set(key, row);
+  }
   const qualified = (row: ChunkRow) =>
     qualifiers.every(
       (q) => row.symbol.split(" > ").includes(q) || codeTokens(row.path).includes(q.toLowerCase()),
     );
-  const all = firstChunkOfEach(context.lexical.chunksBySymbolName([name], DEFINITIONS_READ));
+  const all = [...first.values()];
   const definitions = all.some(qualified) ? all.filter(qualified) : all;
   const order = (row: ChunkRow) => (fileRole(row.path) === "source" ? 0 : 1);
   const rank = new Map(ranked.map((hit, i) => [hit.id, i]));
@@ -452,19 +450,7 @@ export async function search(
   if (vectorRanking) lists.push({ name: "vector", weight: weights.vector, ids: vectorRanking });
   if (exact.length > 0) lists.push({ name: "exact", weight: weights.exact, ids: exact });
 
-  const fusionK = options.fusionK ?? 20;
-  let candidates = reciprocalRankFusion(lists, fusionK).slice(0, depth * 2);
-  // the code graph: what the best candidates call, one step down (see graph.ts)
-  if (weights.graph > 0 && candidates.length > 0) {
-    const called = calledDefinitions(
-      context.lexical,
-      candidates.slice(0, GRAPH_SEEDS).map((hit) => hit.id),
-    );
-    if (called.length > 0) {
-      lists.push({ name: "graph", weight: weights.graph, ids: called });
-      candidates = reciprocalRankFusion(lists, fusionK).slice(0, depth * 2);
-    }
-  }
+  const candidates = reciprocalRankFusion(lists, options.fusionK ?? 20).slice(0, depth * 2);
   const rows = context.lexical.chunks(candidates.map((hit) => hit.id));
   // The prior ranks code above tests and docs for a question (unless it asks about them) and a long report;
   // a name or a path wants exactly where it occurs, whatever the kind of file.

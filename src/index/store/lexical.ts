@@ -7,7 +7,7 @@ import { PostingsTable } from "./postings.js";
 const SCHEMA_VERSION = "4";
 
 /** One chunk as the lexical store keeps it: location and metadata, never code. */
-export type ChunkRow = Omit<Chunk, "text" | "calls"> & { id: number };
+export type ChunkRow = Omit<Chunk, "text"> & { id: number };
 
 export interface FileRow {
   path: string;
@@ -18,11 +18,10 @@ export interface FileRow {
   language: string;
 }
 
-/** A chunk ready to be written: its row (without id), its lexical terms with frequencies, the names it calls. */
+/** A chunk ready to be written: its row (without id) and its lexical terms with frequencies. */
 export interface NewChunk extends Omit<ChunkRow, "id"> {
   terms: Map<string, number>;
   length: number;
-  calls?: readonly string[];
 }
 
 export interface ScoredChunk {
@@ -145,8 +144,6 @@ export class LexicalStore {
         length INTEGER NOT NULL);
       CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
       CREATE INDEX IF NOT EXISTS chunks_name ON chunks(name);
-      CREATE TABLE IF NOT EXISTS calls(
-        chunk INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY(chunk, name)) WITHOUT ROWID;
     `);
     this.postings = { chunk: new PostingsTable(this.db, "chunk"), file: new PostingsTable(this.db, "file") };
     if (version === undefined) this.setMeta("schema", SCHEMA_VERSION);
@@ -225,9 +222,6 @@ export class LexicalStore {
   ): void {
     const chunkIds = this.db.prepare("SELECT id FROM chunks WHERE path = ?").pluck();
     const fileId = this.db.prepare("SELECT id FROM files WHERE path = ?").pluck();
-    const deleteCalls = this.db.prepare(
-      "DELETE FROM calls WHERE chunk IN (SELECT id FROM chunks WHERE path = ?)",
-    );
     const deleteChunks = this.db.prepare("DELETE FROM chunks WHERE path = ?");
     const deleteFile = this.db.prepare("DELETE FROM files WHERE path = ?");
     const insertFile = this.db.prepare(
@@ -236,7 +230,6 @@ export class LexicalStore {
     const insertChunk = this.db.prepare(
       "INSERT INTO chunks(id, path, start_line, end_line, language, symbol, name, hash, length) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
-    const insertCall = this.db.prepare("INSERT OR IGNORE INTO calls(chunk, name) VALUES(?, ?)");
     this.invalidate();
     const run = this.db.transaction(() => {
       let maxId = 0;
@@ -244,7 +237,6 @@ export class LexicalStore {
       const clear = (path: string) => {
         this.postings.chunk.remove(chunkIds.all(path) as number[]);
         this.postings.file.remove(fileId.all(path) as number[]);
-        deleteCalls.run(path);
         deleteChunks.run(path);
         deleteFile.run(path);
       };
@@ -273,7 +265,6 @@ export class LexicalStore {
             chunk.length,
           );
           this.postings.chunk.add(chunk.id, chunk.terms, chunk.length);
-          for (const name of chunk.calls ?? []) insertCall.run(chunk.id, name);
           maxId = Math.max(maxId, chunk.id);
         }
       }
@@ -348,20 +339,6 @@ export class LexicalStore {
   chunksBySymbolName(names: readonly string[], limit: number): ChunkRow[] {
     const statement = this.sql(`${CHUNK_ROWS} WHERE name = ? LIMIT ?`);
     return names.flatMap((name) => statement.all(name, limit) as ChunkRow[]);
-  }
-
-  /** The names each of the given chunks calls (chunks that call nothing are absent). */
-  callsOf(ids: readonly number[]): Map<number, string[]> {
-    const rows = this.sql("SELECT chunk, name FROM calls WHERE chunk IN (SELECT value FROM json_each(?))")
-      .raw()
-      .all(JSON.stringify(ids)) as [number, string][];
-    const calls = new Map<number, string[]>();
-    for (const [chunk, name] of rows) {
-      const names = calls.get(chunk);
-      if (names) names.push(name);
-      else calls.set(chunk, [name]);
-    }
-    return calls;
   }
 
   /**

@@ -77,27 +77,6 @@ describe("search legs", () => {
     expect(boosted[0]).toBe("pkg/render/table.py");
     expect(boosted.indexOf("pkg/render/cells.py")).toBeLessThan(plain.indexOf("pkg/render/cells.py"));
   });
-
-  it("lifts the definitions that the best-ranked chunks call (graph leg)", async () => {
-    const helpers: Record<string, string> = {};
-    for (let i = 0; i < 8; i++)
-      helpers[`shop/helper${i}.py`] =
-        `def helper${i}(basket):\n    """Keep the total of line ${i}."""\n    return basket.lines[${i}]\n`;
-    await put({
-      ...helpers,
-      "shop/checkout.py":
-        'from .ledger import settle_balance\n\ndef checkout(request):\n    """Charge the customer\'s card for the cart total."""\n    amount = settle_balance(request.basket)\n    return amount\n',
-      "shop/ledger.py":
-        'def settle_balance(basket):\n    """Keep the total of every line."""\n    return sum(line.price for line in basket.lines)\n',
-    });
-    const question = "where is the customer's card charged for the cart total?";
-    const withGraph = await rankedFiles(question);
-    const without = await rankedFiles(question, { weights: { graph: 0 } });
-    // the helpers hold the question's words as much as the ledger does; checkout calls the ledger
-    const firstHelper = (files: string[]) => files.findIndex((path) => path.includes("helper"));
-    expect(withGraph.indexOf("shop/ledger.py")).toBeLessThan(firstHelper(withGraph));
-    expect(without.indexOf("shop/ledger.py")).toBeGreaterThan(firstHelper(without));
-  });
 });
 
 /** A Python function of `lines` statements that each use `word`. */

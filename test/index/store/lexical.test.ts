@@ -158,26 +158,4 @@ describe("lexical store: packed postings segment + delta", () => {
     store.reserveChunkIds(next); // never backwards
     expect(store.nextChunkId()).toBe(next + 100);
   });
-
-  it("keeps the names each chunk calls until its file is replaced or removed", () => {
-    const calling = file("c.txt", 100, [["a"], ["b"]]);
-    const [first, second] = calling.chunks;
-    if (!first || !second) throw new Error("two chunks expected");
-    first.calls = ["sign", "dumps"];
-    second.calls = ["sign"];
-    store.replaceFiles([], [calling]);
-    expect(store.callsOf([100, 101, 999])).toEqual(
-      new Map([
-        [100, ["dumps", "sign"]],
-        [101, ["sign"]],
-      ]),
-    );
-    store.replaceFiles([], [file("c.txt", 200, [["a"]])]);
-    expect(store.callsOf([100, 101, 200]).size).toBe(0);
-    const again = file("d.txt", 300, [["a"]]);
-    if (again.chunks[0]) again.chunks[0].calls = ["load"];
-    store.replaceFiles([], [again]);
-    store.replaceFiles(["d.txt"], []);
-    expect(store.callsOf([300]).size).toBe(0);
-  });
 });
