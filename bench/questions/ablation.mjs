@@ -13,22 +13,13 @@
  * them in process under UMBRA_HOME (default bench/.work/questions/ablation-home).
  */
 import { execFileSync } from "node:child_process";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { ablationArgs, loadEngine, ROOT } from "../lib/ablation.mjs";
 import { aggregate, fileRank, symbolRank } from "./score.mjs";
 import { loadSet } from "./set.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const { indexWorkspace } = await import(join(ROOT, "dist", "index", "indexer.js"));
-const { openIndex } = await import(join(ROOT, "dist", "index", "open.js"));
-const { search } = await import(join(ROOT, "dist", "index", "search", "searcher.js"));
-const { loadConfig } = await import(join(ROOT, "dist", "config", "config.js"));
-
-const args = process.argv.slice(2).filter((a) => a !== "--show");
-const show = process.argv.includes("--show");
-const repoFilter = args[0] ?? "";
-/** @type {Record<string, Record<string, unknown>>} */
-const variants = JSON.parse(args[1] ?? '{"default":{},"no-vector":{"weights":{"vector":0}}}');
+const { indexWorkspace, openIndex, search, loadConfig } = await loadEngine();
+const { repoFilter, variants, show } = ablationArgs('{"default":{},"no-vector":{"weights":{"vector":0}}}');
 const env = {
   ...process.env,
   UMBRA_HOME: process.env.UMBRA_HOME ?? join(ROOT, "bench", ".work", "questions", "ablation-home"),
