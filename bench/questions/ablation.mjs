@@ -12,9 +12,10 @@
  * Uses the working clones under bench/.work/repos (made by run.mjs) at the set's pinned commits and indexes
  * them in process under UMBRA_HOME (default bench/.work/questions/ablation-home).
  */
-import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { ablationArgs, loadEngine, ROOT } from "../lib/ablation.mjs";
+import { checkout } from "../lib/checkout.mjs";
+import { percentile } from "../retrieval/metrics.mjs";
 import { aggregate, fileRank, symbolRank } from "./score.mjs";
 import { loadSet } from "./set.mjs";
 
@@ -40,8 +41,7 @@ for (const repo of repos) {
   const dir = join(ROOT, "bench", ".work", "repos", repo.replace("/", "+"));
   const pin = set.repos[repo];
   if (!pin) continue;
-  execFileSync("git", ["-C", dir, "checkout", "-f", "-q", pin.commit], { stdio: "ignore" });
-  execFileSync("git", ["-C", dir, "clean", "-fdxq"]);
+  await checkout(dir, pin.commit);
   await indexWorkspace(dir, { config, env });
   const index = await openIndex(dir, config, env);
   const questions = set.questions.filter((q) => q.repo === repo);
@@ -72,7 +72,6 @@ if (show)
     if (new Set(line.map((l) => l.slice(l.indexOf(" ")))).size > 1)
       process.stdout.write(`${id}: ${line.join(", ")}\n`);
 const f3 = (/** @type {number | null} */ x) => (x === null ? "–" : x.toFixed(3));
-const p50 = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 process.stdout.write(
   "| scope | variant | n | file@1 | file@5 | symbol@1 | symbol@5 | MRR (file) | p50 ms |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
 );
@@ -87,6 +86,6 @@ const row = (
     `| ${scope} | ${name} | ${a.n} | ${f3(a.file1)} | ${f3(a.file5)} | ${f3(a.symbol1)} | ${f3(a.symbol5)} | ${f3(a.mrr)} | ${ms} |\n`,
   );
 };
-for (const [name, r] of Object.entries(results)) row("all", name, r, p50(r.ms).toFixed(1));
+for (const [name, r] of Object.entries(results)) row("all", name, r, percentile(r.ms, 50).toFixed(1));
 for (const [repo, byVariant] of Object.entries(perRepo))
   for (const [name, r] of Object.entries(byVariant)) row(repo, name, r, "");
