@@ -16,6 +16,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ablationArgs, loadEngine, ROOT } from "../lib/ablation.mjs";
+import { checkout } from "../lib/checkout.mjs";
 
 const { indexWorkspace, openIndex, search, loadConfig } = await loadEngine();
 const { repoFilter, variants, show } = ablationArgs(
@@ -48,8 +49,7 @@ const stats = Object.fromEntries(
 for (const task of tasks) {
   const dir = clone(task.repo);
   try {
-    execFileSync("git", ["-C", dir, "checkout", "-f", "-q", task.base_commit], { stdio: "ignore" });
-    execFileSync("git", ["-C", dir, "clean", "-fdxq"]);
+    await checkout(dir, task.base_commit); // leaves out files whose blobs the mirror lacks
   } catch {
     process.stderr.write(`skip ${task.instance_id}: checkout failed\n`);
     continue;
