@@ -14,22 +14,13 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { ablationArgs, loadEngine, ROOT } from "../lib/ablation.mjs";
+import { checkout } from "../lib/checkout.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const { indexWorkspace } = await import(join(ROOT, "dist", "index", "indexer.js"));
-const { openIndex } = await import(join(ROOT, "dist", "index", "open.js"));
-const { search } = await import(join(ROOT, "dist", "index", "search", "searcher.js"));
-const { loadConfig } = await import(join(ROOT, "dist", "config", "config.js"));
-
-const args = process.argv.slice(2).filter((a) => a !== "--show");
-const show = process.argv.includes("--show");
-const repoFilter = args[0] ?? "";
-/** @type {Record<string, Record<string, unknown>>} */
-const variants = JSON.parse(
-  args[1] ??
-    '{"default":{},"no-vector":{"weights":{"vector":0}},"no-file-leg":{"weights":{"file":0}},"no-path-leg":{"weights":{"path":0}},"no-exact":{"weights":{"exact":0}},"no-import-boost":{"importBoost":0},"no-prior":{"prior":false}}',
+const { indexWorkspace, openIndex, search, loadConfig } = await loadEngine();
+const { repoFilter, variants, show } = ablationArgs(
+  '{"default":{},"no-vector":{"weights":{"vector":0}},"no-file-leg":{"weights":{"file":0}},"no-path-leg":{"weights":{"path":0}},"no-exact":{"weights":{"exact":0}},"no-import-boost":{"importBoost":0},"no-prior":{"prior":false}}',
 );
 const env = {
   ...process.env,
@@ -58,8 +49,7 @@ const stats = Object.fromEntries(
 for (const task of tasks) {
   const dir = clone(task.repo);
   try {
-    execFileSync("git", ["-C", dir, "checkout", "-f", "-q", task.base_commit], { stdio: "ignore" });
-    execFileSync("git", ["-C", dir, "clean", "-fdxq"]);
+    await checkout(dir, task.base_commit); // leaves out files whose blobs the mirror lacks
   } catch {
     process.stderr.write(`skip ${task.instance_id}: checkout failed\n`);
     continue;
