@@ -7,10 +7,12 @@ import type { Embedder } from "../embed/index.js";
 import type { ChunkRow, FileRow, LexicalStore } from "../store/lexical.js";
 import type { VectorStore } from "../store/vectors.js";
 import { codeTokens } from "../tokenize.js";
+import { liftByFile, orderWithinFiles } from "./focus.js";
 import { type RankedList, reciprocalRankFusion } from "./fusion.js";
-import { HitAssembler } from "./hits.js";
+import { HitAssembler, PER_FILE_IN_TOP } from "./hits.js";
 import { ImportResolver } from "./imports.js";
 import { classifyQuery, type QueryIntent } from "./intent.js";
+import { nameFit } from "./names.js";
 import { PathIndex } from "./paths.js";
 import { type ParsedQuery, parseQuery } from "./query.js";
 import { type FileRole, fileRole, priorFor } from "./roles.js";
@@ -65,6 +67,15 @@ const DESCRIPTIVE_QUERY_TERMS = 6;
 const MAX_JUMP = 10;
 /** Chunks read for the definitions of a name, before the best few are kept. */
 const DEFINITIONS_READ = 100;
+/**
+ * For a question: how much a chunk whose name says what the query says (see names.ts; 0–1) gains
+ * when a file's chunk is chosen to stand for it in the file and path legs, and when a file's chunks are
+ * ordered; the share of its file's best score each chunk gains; how many of the first 5 hits one file may
+ * hold. Measured on bench/questions (a development set): bench/questions/inprocess.mjs, BENCHMARKS.md.
+ */
+const QUESTION_NAME_GAIN = { representative: 4, withinFile: 3 };
+const QUESTION_FILE_LIFT = 0.5;
+const QUESTION_PER_FILE_IN_TOP = 3;
 
 /** Stores a search reads; opened by the caller for the lifetime of one or many searches. */
 export interface SearchContext {
@@ -114,15 +125,25 @@ function snapshotOf(files: readonly FileRow[]): FileSnapshot {
   return snapshot;
 }
 
-/** Each file's best chunk in the chunk-level ranking. */
-function bestChunkOfFiles(context: SearchContext, chunkRanking: readonly number[]): Map<string, number> {
-  const rows = context.lexical.chunks(chunkRanking);
-  const bestChunk = new Map<string, number>();
-  for (const id of chunkRanking) {
-    const path = rows.get(id)?.path;
-    if (path !== undefined && !bestChunk.has(path)) bestChunk.set(path, id);
+/**
+ * Each file's best chunk in the chunk-level ranking (best first): the first of the file, or, given `weigh`
+ * (≥ 1), the one whose score × weigh(chunk) is highest.
+ */
+function bestChunkOfFiles(
+  context: SearchContext,
+  hits: readonly { id: number; score: number }[],
+  weigh?: (row: ChunkRow) => number,
+): Map<string, number> {
+  const rows = context.lexical.chunks(hits.map((hit) => hit.id));
+  const best = new Map<string, { id: number; score: number }>();
+  for (const { id, score } of hits) {
+    const row = rows.get(id);
+    const known = row && best.get(row.path);
+    if (!row || (known && !weigh)) continue;
+    const fitted = weigh ? score * weigh(row) : score;
+    if (!known || fitted > known.score) best.set(row.path, { id, score: fitted });
   }
-  return bestChunk;
+  return new Map([...best].map(([path, { id }]) => [path, id]));
 }
 
 /**
@@ -413,6 +434,9 @@ export async function search(
   const { byPath } = snapshot;
   const depth = Math.max(LEG_DEPTH, limit * 5);
   const lists: RankedList[] = [];
+  // a question names what the code does, and the function that does it is often named with its words
+  const nameScore =
+    intent.kind === "question" ? nameFit(query.terms, context.lexical.idf(query.terms.keys())) : undefined;
   // The vector leg runs beside the others: its query is embedded (a remote embedder answers over the
   // network) and searched on LanceDB's own threads, which need this thread for a moment between their
   // steps, so the legs computed here give the event loop a turn between them.
@@ -429,7 +453,11 @@ export async function search(
     const chunkRanking = hits.map((hit) => hit.id);
     lists.push({ name: "lexical", weight: weights.lexical, ids: chunkRanking });
     await turn();
-    const bestChunk = bestChunkOfFiles(context, chunkRanking);
+    const bestChunk = bestChunkOfFiles(
+      context,
+      hits,
+      nameScore && ((row) => 1 + QUESTION_NAME_GAIN.representative * nameScore(row.symbol)),
+    );
     if (weights.file > 0) {
       lists.push({
         name: "file",
@@ -457,7 +485,7 @@ export async function search(
   const descriptive = query.terms.size >= DESCRIPTIVE_QUERY_TERMS;
   const prose = intent.kind === "question" || intent.kind === "report" || intent.kind === "trace";
   const prior = options.prior === false ? undefined : priorFor(intent, descriptive, options.prior);
-  const fused = prior
+  const prioritised = prior
     ? candidates
         .map(({ id, score }) => {
           const row = rows.get(id);
@@ -465,6 +493,19 @@ export async function search(
         })
         .sort((a, b) => b.score - a.score || a.id - b.id)
     : candidates;
+  // A question: the best file shows its best-named definitions first, and more than one chunk of it
+  // comes before weaker files' only matches; files first appear in the same order (see focus.ts).
+  const pathOf = (id: number) => rows.get(id)?.path;
+  const fused = nameScore
+    ? liftByFile(
+        orderWithinFiles(prioritised, pathOf, (id) => {
+          const row = rows.get(id);
+          return 1 + QUESTION_NAME_GAIN.withinFile * (row ? nameScore(row.symbol) : 0);
+        }),
+        pathOf,
+        QUESTION_FILE_LIFT,
+      )
+    : prioritised;
   // Following imports serves bug reports (they name the entry point; the fix is often one step down);
   // a short query wants the places that hold its words.
   const boosted =
@@ -487,9 +528,9 @@ export async function search(
         dot: true,
       })
     : undefined;
-  // Pieces of one symbol collapse into one hit and one file holds at most two of the first five while
-  // others match (see hits.ts); staleness is checked for the hits kept only.
-  const assembler = new HitAssembler(limit);
+  // Pieces of one symbol collapse into one hit and one file holds at most two of the first five (three for
+  // a question) while others match (see hits.ts); staleness is checked for the hits kept only.
+  const assembler = new HitAssembler(limit, nameScore ? QUESTION_PER_FILE_IN_TOP : PER_FILE_IN_TOP);
   // The ignore rules as they are now: a file ignored since it was indexed is never a hit.
   const ignoredNow = umbraIgnoreMatcher(context.root);
   for (const { id, score } of ranked) {

@@ -365,6 +365,15 @@ export class LexicalStore {
       .map(([id]) => id);
   }
 
+  /** Inverse document frequency over the chunks (BM25's) of each term that occurs; absent terms are left out. */
+  idf(terms: Iterable<string>): Map<string, number> {
+    const { documents } = this.corpusStats().chunks;
+    const idf = new Map<string, number>();
+    for (const [term, df] of this.postings.chunk.documentFrequencies(terms))
+      if (df > 0) idf.set(term, Math.log(1 + (documents - df + 0.5) / (df + 0.5)));
+    return idf;
+  }
+
   /**
    * BM25 over chunks with per-term query weights. Terms present in more than `maxDocumentRatio` of the
    * chunks are skipped: they barely move scores and cost the most to read.
