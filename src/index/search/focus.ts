@@ -1,11 +1,11 @@
 /**
- * Reshaping a fused ranking of chunks for a question, without changing the order in which files first
- * appear (pure, no I/O): a question asks for one place, so the file that answers it best should show its
- * best definitions, not one chunk and then other files' weaker matches.
+ * Reshaping a fused ranking of chunks for a question without changing the order in which files first
+ * appear (pure, no I/O): a question asks for one place, so the file that answers it best should show the
+ * definition that answers it, and its other chunks before other files' weaker matches.
  *
- * - `orderWithinFiles`: each file's chunks are re-ordered by `weigh` × score while the file keeps its own
- *   scores (its best chunk's score goes to its best-fitting chunk, and so on down), so files rank as they
- *   did and only which chunk of a file stands where changes.
+ * - `keepFileScores`: files score as one ranking has them while their chunks are ordered as another has
+ *   them (the same legs, a file's vote in the file-level legs given to another of its chunks: the one
+ *   whose name says what the question says), so choosing which chunk stands for a file never moves it.
  * - `liftByFile`: each chunk gains `share` × its file's best score: the second and third chunks of a
  *   strong file come before a weak file's only match. A file's best chunk gains as much as its score
  *   grows, so files still first appear in the same order.
@@ -23,28 +23,35 @@ function byScore(a: Scored, b: Scored): number {
   return b.score - a.score || a.id - b.id;
 }
 
-/** `ranked` (best first) with each file's chunks re-ordered by `weigh(id)` × score; see the module comment. */
-export function orderWithinFiles(
-  ranked: readonly Scored[],
+/**
+ * The chunks of `chunks` (best first), each scaled by its file's best score in `files` over its file's
+ * best score in `chunks`: files keep the scores (and so the order) `files` gives them, while which chunk
+ * of a file comes first, and how far the others trail it, is as `chunks` has it. A chunk whose file
+ * `files` does not rank keeps its score.
+ */
+export function keepFileScores(
+  files: readonly Scored[],
+  chunks: readonly Scored[],
   pathOf: PathOf,
-  weigh: (id: number) => number,
 ): Scored[] {
-  const files = new Map<string, Scored[]>();
-  const alone: Scored[] = [];
-  for (const hit of ranked) {
-    const path = pathOf(hit.id);
-    const hits = path === undefined ? undefined : files.get(path);
-    if (path === undefined) alone.push(hit);
-    else if (hits) hits.push(hit);
-    else files.set(path, [hit]);
-  }
-  const out = [...alone];
-  for (const hits of files.values()) {
-    const scores = hits.map((hit) => hit.score).sort((a, b) => b - a);
-    const fitted = hits.map((hit) => ({ id: hit.id, score: hit.score * weigh(hit.id) })).sort(byScore);
-    for (const [i, hit] of fitted.entries()) out.push({ id: hit.id, score: scores[i] ?? 0 });
-  }
-  return out.sort(byScore);
+  const bestOf = (ranked: readonly Scored[]) => {
+    const best = new Map<string, number>();
+    for (const { id, score } of ranked) {
+      const path = pathOf(id);
+      if (path !== undefined) best.set(path, Math.max(best.get(path) ?? score, score));
+    }
+    return best;
+  };
+  const target = bestOf(files);
+  const own = bestOf(chunks);
+  return chunks
+    .map(({ id, score }) => {
+      const path = pathOf(id);
+      const to = path === undefined ? undefined : target.get(path);
+      const from = path === undefined ? undefined : own.get(path);
+      return { id, score: to !== undefined && from ? (score * to) / from : score };
+    })
+    .sort(byScore);
 }
 
 /** `ranked` (best first) with each chunk raised by `share` × its file's best score; see the module comment. */

@@ -7,7 +7,7 @@ import type { Embedder } from "../embed/index.js";
 import type { ChunkRow, FileRow, LexicalStore } from "../store/lexical.js";
 import type { VectorStore } from "../store/vectors.js";
 import { codeTokens } from "../tokenize.js";
-import { liftByFile, orderWithinFiles } from "./focus.js";
+import { keepFileScores, liftByFile } from "./focus.js";
 import { type RankedList, reciprocalRankFusion } from "./fusion.js";
 import { HitAssembler, PER_FILE_IN_TOP } from "./hits.js";
 import { ImportResolver } from "./imports.js";
@@ -74,7 +74,7 @@ const DEFINITIONS_READ = 100;
  * hold. Measured on bench/questions (a development set): bench/questions/inprocess.mjs, BENCHMARKS.md.
  */
 const QUESTION_NAME_GAIN = { representative: 4, withinFile: 3 };
-const QUESTION_FILE_LIFT = 0.5;
+const QUESTION_FILE_LIFT = 1;
 const QUESTION_PER_FILE_IN_TOP = 3;
 
 /** Stores a search reads; opened by the caller for the lifetime of one or many searches. */
@@ -163,6 +163,17 @@ function representatives(
   return paths
     .map((path) => bestChunk.get(path) ?? first.get(path))
     .filter((id): id is number => id !== undefined);
+}
+
+/** The file and path legs' lists with each file's chunk replaced by the one `chosen` for it; other legs as they are. */
+function renamed(context: SearchContext, list: RankedList, chosen: ReadonlyMap<string, number>): RankedList {
+  if (list.name !== "file" && list.name !== "path") return list;
+  const rows = context.lexical.chunks(list.ids);
+  const ids = list.ids.map((id) => {
+    const path = rows.get(id)?.path;
+    return (path === undefined ? undefined : chosen.get(path)) ?? id;
+  });
+  return { ...list, ids };
 }
 
 /** Whole-file BM25: files ranked by all the evidence they hold. */
@@ -434,6 +445,7 @@ export async function search(
   const { byPath } = snapshot;
   const depth = Math.max(LEG_DEPTH, limit * 5);
   const lists: RankedList[] = [];
+  let bestNamed: Map<string, number> | undefined;
   // a question names what the code does, and the function that does it is often named with its words
   const nameScore =
     intent.kind === "question" ? nameFit(query.terms, context.lexical.idf(query.terms.keys())) : undefined;
@@ -453,11 +465,11 @@ export async function search(
     const chunkRanking = hits.map((hit) => hit.id);
     lists.push({ name: "lexical", weight: weights.lexical, ids: chunkRanking });
     await turn();
-    const bestChunk = bestChunkOfFiles(
-      context,
-      hits,
-      nameScore && ((row) => 1 + QUESTION_NAME_GAIN.representative * nameScore(row.symbol)),
-    );
+    const bestChunk = bestChunkOfFiles(context, hits);
+    if (nameScore) {
+      const weigh = (row: ChunkRow) => 1 + QUESTION_NAME_GAIN.representative * nameScore(row.symbol);
+      bestNamed = bestChunkOfFiles(context, hits, weigh);
+    }
     if (weights.file > 0) {
       lists.push({
         name: "file",
@@ -478,34 +490,41 @@ export async function search(
   if (vectorRanking) lists.push({ name: "vector", weight: weights.vector, ids: vectorRanking });
   if (exact.length > 0) lists.push({ name: "exact", weight: weights.exact, ids: exact });
 
-  const candidates = reciprocalRankFusion(lists, options.fusionK ?? 20).slice(0, depth * 2);
-  const rows = context.lexical.chunks(candidates.map((hit) => hit.id));
+  const fuse = (legs: readonly RankedList[]) =>
+    reciprocalRankFusion(legs, options.fusionK ?? 20).slice(0, depth * 2);
+  const candidates = fuse(lists);
+  // a question: the same legs, the file and path legs' vote for a file going to its best-named chunk
+  const namedCandidates = bestNamed && fuse(lists.map((list) => renamed(context, list, bestNamed)));
+  const rows = context.lexical.chunks([...candidates, ...(namedCandidates ?? [])].map((hit) => hit.id));
   // The prior ranks code above tests and docs for a question (unless it asks about them) and a long report;
   // a name or a path wants exactly where it occurs, whatever the kind of file.
   const descriptive = query.terms.size >= DESCRIPTIVE_QUERY_TERMS;
   const prose = intent.kind === "question" || intent.kind === "report" || intent.kind === "trace";
   const prior = options.prior === false ? undefined : priorFor(intent, descriptive, options.prior);
-  const prioritised = prior
-    ? candidates
-        .map(({ id, score }) => {
-          const row = rows.get(id);
-          return { id, score: row ? score * (named.has(id) ? 1 : prior[fileRole(row.path)]) : 0 };
-        })
-        .sort((a, b) => b.score - a.score || a.id - b.id)
-    : candidates;
-  // A question: the best file shows its best-named definitions first, and more than one chunk of it
-  // comes before weaker files' only matches; files first appear in the same order (see focus.ts).
+  const withPrior = (ranked: readonly { id: number; score: number }[], weigh = (_row: ChunkRow) => 1) =>
+    ranked
+      .map(({ id, score }) => {
+        const row = rows.get(id);
+        if (!row) return { id, score: 0 };
+        return { id, score: score * weigh(row) * (!prior || named.has(id) ? 1 : prior[fileRole(row.path)]) };
+      })
+      .sort((a, b) => b.score - a.score || a.id - b.id);
+  const prioritised = prior ? withPrior(candidates) : candidates;
+  // A question: files rank as the legs rank them, and within a file its best-named definitions come
+  // first; a strong file's other chunks come before weaker files' only matches (see focus.ts).
   const pathOf = (id: number) => rows.get(id)?.path;
-  const fused = nameScore
-    ? liftByFile(
-        orderWithinFiles(prioritised, pathOf, (id) => {
-          const row = rows.get(id);
-          return 1 + QUESTION_NAME_GAIN.withinFile * (row ? nameScore(row.symbol) : 0);
-        }),
-        pathOf,
-        QUESTION_FILE_LIFT,
-      )
-    : prioritised;
+  const fused =
+    nameScore && namedCandidates
+      ? liftByFile(
+          keepFileScores(
+            prioritised,
+            withPrior(namedCandidates, (row) => 1 + QUESTION_NAME_GAIN.withinFile * nameScore(row.symbol)),
+            pathOf,
+          ),
+          pathOf,
+          QUESTION_FILE_LIFT,
+        )
+      : prioritised;
   // Following imports serves bug reports (they name the entry point; the fix is often one step down);
   // a short query wants the places that hold its words.
   const boosted =
