@@ -365,13 +365,20 @@ export class LexicalStore {
       .map(([id]) => id);
   }
 
-  /** Inverse document frequency over the chunks (BM25's) of each term that occurs; absent terms are left out. */
+  /**
+   * Inverse document frequency over the chunks (BM25's) of each term; a term in no chunk gets the highest
+   * (a word the code never writes, such as `saved` where it says `save`, is still a rare word).
+   */
   idf(terms: Iterable<string>): Map<string, number> {
     const { documents } = this.corpusStats().chunks;
-    const idf = new Map<string, number>();
-    for (const [term, df] of this.postings.chunk.documentFrequencies(terms))
-      if (df > 0) idf.set(term, Math.log(1 + (documents - df + 0.5) / (df + 0.5)));
-    return idf;
+    const list = [...terms];
+    const df = this.postings.chunk.documentFrequencies(list);
+    return new Map(
+      list.map((term) => [
+        term,
+        Math.log(1 + (documents - (df.get(term) ?? 0) + 0.5) / ((df.get(term) ?? 0) + 0.5)),
+      ]),
+    );
   }
 
   /**
