@@ -76,7 +76,7 @@ for (let round = 0; round <= Number(values.rounds); round++) {
         const key = `${set}, ${name}`;
         if (round > 0) times[key] = [...(times[key] ?? []), performance.now() - started];
       }
-      if (new Set(Object.values(hits)).size > 1) differ.add(query);
+      if (new Set(Object.values(hits)).size > 1) differ.add(`${set}\t${query}`);
     }
   }
 }
@@ -85,4 +85,7 @@ for (const [key, xs] of Object.entries(times))
   console.log(
     `${key}: p50 ${percentile(xs, 50).toFixed(1)} ms, p95 ${percentile(xs, 95).toFixed(1)} ms (n ${xs.length})`,
   );
-console.log(`queries whose hits differ: ${differ.size} of ${Object.values(sets).flat().length}`);
+for (const [set, queries] of Object.entries(sets)) {
+  const n = [...differ].filter((key) => key.startsWith(`${set}\t`)).length;
+  console.log(`${set}: hits differ on ${n} of ${queries.length} queries`);
+}
