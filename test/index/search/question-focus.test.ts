@@ -1,21 +1,12 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../../src/config/config.js";
-import { indexWorkspace } from "../../../src/index/indexer.js";
-import { openIndex } from "../../../src/index/open.js";
+import { describe, expect, it } from "vitest";
 import { type SearchHit, search } from "../../../src/index/search/searcher.js";
-import { cleanup, tempDir } from "../../helpers/workspace.js";
+import { indexedFiles } from "../../helpers/indexed.js";
 
 /**
  * Which chunk stands for a file when a question is asked: the definition whose name says what the
  * question says, not the file's chunk that repeats its words most; and the file that answers may show
  * three of the first five hits.
  */
-
-let home: string;
-let root: string;
-let index: Awaited<ReturnType<typeof openIndex>>;
 
 /** A Python function of about three hundred tokens (a chunk of its own) whose body says `words`. */
 function routine(name: string, words: string): string {
@@ -41,41 +32,25 @@ const FILES: Record<string, string> = {
   "src/app/config.py": routine("load_config", "read configuration values from the environment"),
 };
 
-beforeAll(async () => {
-  home = await tempDir("home");
-  root = await tempDir("ws");
-  for (const [path, text] of Object.entries(FILES)) {
-    await mkdir(dirname(join(root, path)), { recursive: true });
-    await writeFile(join(root, path), text);
-  }
-  const env = { ...process.env, UMBRA_HOME: home };
-  const config = loadConfig({ env: {} });
-  await indexWorkspace(root, { config, env });
-  index = await openIndex(root, config, env);
-}, 120_000);
-
-afterAll(async () => {
-  index?.close();
-  await cleanup(home, root);
-});
+const index = indexedFiles(FILES);
 
 const located = (hit: SearchHit | undefined) => hit && `${hit.path} ${hit.symbol}`;
 
 describe("a question's hits", () => {
   it("lead with the definition named after what the question asks", async () => {
-    const found = await search(index, "where is the session saved into the cookie?", { limit: 10 });
+    const found = await search(index(), "where is the session saved into the cookie?", { limit: 10 });
     expect(located(found[0])).toBe("src/app/sessions.py save_session");
   });
 
   it("give the answering file three of the first five", async () => {
-    const found = await search(index, "where is the session saved into the cookie?", { limit: 10 });
+    const found = await search(index(), "where is the session saved into the cookie?", { limit: 10 });
     const top = found.slice(0, 5).map((hit) => hit.path);
     expect(top.filter((path) => path === "src/app/sessions.py")).toHaveLength(3);
     expect(new Set(top).size).toBe(3); // and other files the other two
   });
 
   it("keep a name's lookup as it was: an identifier is not a question", async () => {
-    const found = await search(index, "save_session", { limit: 10 });
+    const found = await search(index(), "save_session", { limit: 10 });
     expect(located(found[0])).toBe("src/app/sessions.py save_session");
     expect(found.slice(0, 5).filter((hit) => hit.path === "src/app/sessions.py").length).toBeLessThanOrEqual(
       2,
