@@ -1,8 +1,8 @@
 /**
  * How well a chunk's symbol name answers a query's words (pure, no I/O). A question names what the code
- * does ("where is the session cookie signed?", "how are file uploads encoded?") and the function that does
- * it is usually named with the same words in another form (`get_signing_serializer`, `_encode_files`):
- * the name is the strongest sign of which definition of a file the question is about.
+ * does ("how are file uploads encoded?", "how does a session follow redirects?") and the function that
+ * does it is often named with the same words in another form (`_encode_files`, `resolve_redirects`): the
+ * name is the strongest sign of which definition of a file the question is about.
  */
 
 import { symbolName } from "../store/lexical.js";
