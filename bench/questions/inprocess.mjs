@@ -7,11 +7,12 @@
  *
  *   node bench/questions/inprocess.mjs [--dist DIR]... [--variants JSON] [--repo NAME]... [--show]
  *
- * `--dist` (repeatable; default this tree's dist/) names builds' dist folders; `--variants` a JSON object
- * of SearchOptions by name (default `{"default":{}}`). Every build runs every variant. Checkouts: those of
- * run.mjs (bench/.work/repos), indexed with the first build under UMBRA_HOME (default: run.mjs's for
- * its default command, so the index it built is reused). `--show` prints, per question and system, the answer's file
- * and symbol ranks and the first five hits.
+ * `--dist` (repeatable; default this tree's dist/) names builds' dist folders (builds that read the same
+ * index format); `--variants` a JSON object of SearchOptions by name (default `{"default":{}}`). Every
+ * build runs every variant. Checkouts: those of run.mjs (`--work`/repos, cloned from `--mirrors` when
+ * absent), indexed with the first build under UMBRA_HOME (default: run.mjs's for its default command, so
+ * the index it built is reused). `--show` prints, per question and system, the answer's file and symbol
+ * ranks and the first five hits.
  */
 import { createHash } from "node:crypto";
 import { dirname, join, resolve } from "node:path";
