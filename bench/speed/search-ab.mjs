@@ -4,13 +4,14 @@
  * Warm in-process search, A/B: the build of an earlier commit (`--base`) and this working tree's dist/
  * search the same index in one process, each query run by both in turn (alternating which goes first), so
  * that a loaded machine slows both alike; the first of the rounds is a warm-up and not counted. Also
- * checks that both return the same hits for every query. Queries: bench/mcp/queries.mjs. The index is the
+ * checks that both return the same hits for every query. Queries: bench/mcp/queries.mjs and the questions
+ * of bench/questions. The index is the
  * one bench/speed section 4 builds (bench/.work/speed/home-big), or the one of `--home` (an UMBRA_HOME that
  * has indexed `--big`, e.g. the xarray checkout of bench/retrieval).
  * Usage: node bench/speed/search-ab.mjs --base COMMIT [--big DIR] [--home DIR] [--rounds N]
  */
 import { execSync } from "node:child_process";
-import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -63,7 +64,15 @@ const names = Object.keys(builds);
 const times = {};
 /** @type {Set<string>} */
 const differ = new Set();
-const sets = { "whole issue texts": issueQueries(), "agent-style": AGENT_QUERIES };
+/** The prose questions of bench/questions (of all its repositories: a question runs the question path anywhere). */
+const questions = JSON.parse(
+  readFileSync(join(ROOT, "bench", "questions", "questions.json"), "utf8"),
+).questions.map((/** @type {{question: string}} */ q) => q.question);
+const sets = {
+  "whole issue texts": issueQueries(),
+  "agent-style": AGENT_QUERIES,
+  "questions (bench/questions)": questions,
+};
 for (let round = 0; round <= Number(values.rounds); round++) {
   for (const [set, queries] of Object.entries(sets)) {
     for (const query of queries) {
@@ -76,7 +85,7 @@ for (let round = 0; round <= Number(values.rounds); round++) {
         const key = `${set}, ${name}`;
         if (round > 0) times[key] = [...(times[key] ?? []), performance.now() - started];
       }
-      if (new Set(Object.values(hits)).size > 1) differ.add(query);
+      if (new Set(Object.values(hits)).size > 1) differ.add(`${set}\t${query}`);
     }
   }
 }
@@ -85,4 +94,7 @@ for (const [key, xs] of Object.entries(times))
   console.log(
     `${key}: p50 ${percentile(xs, 50).toFixed(1)} ms, p95 ${percentile(xs, 95).toFixed(1)} ms (n ${xs.length})`,
   );
-console.log(`queries whose hits differ: ${differ.size} of ${Object.values(sets).flat().length}`);
+for (const [set, queries] of Object.entries(sets)) {
+  const n = [...differ].filter((key) => key.startsWith(`${set}\t`)).length;
+  console.log(`${set}: hits differ on ${n} of ${queries.length} queries`);
+}

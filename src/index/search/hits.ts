@@ -6,8 +6,9 @@
  *   first). Next to each other means consecutive chunk ids: the indexer numbers a file's chunks in file
  *   order, so no lookup is needed. Chunks without a symbol (top-level code, text) never collapse: being
  *   neighbours says nothing about them answering the same thing.
- * - The first `TOP` hits hold at most `PER_FILE_IN_TOP` hits of one file while hits of other files are
- *   there to take the slot; the hits held back come right after them, in their order. Two, not one: an
+ * - The first `TOP` hits hold at most `PER_FILE_IN_TOP` hits of one file (or the number the caller
+ *   gives: a question, which asks for one place, lets its best file show more) while hits of other files
+ *   are there to take the slot; the hits held back come right after them, in their order. Two, not one: an
  *   answer is often a function and the helper beside it, and the best file keeps both; at least three
  *   files make the first five whenever three files match. Only the order within the first slots
  *   changes, so the order in which files first appear is the same as the ranking's.
@@ -34,12 +35,15 @@ export class HitAssembler {
   private groups: Group[] = [];
   /** Groups by file and symbol, for finding the one a chunk joins. */
   private readonly bySymbol = new Map<string, Group[]>();
-  /** Groups per file, and the sum over files of min(groups, PER_FILE_IN_TOP): how many could be on top. */
+  /** Groups per file, and the sum over files of min(groups, perFileInTop): how many could be on top. */
   private readonly perFile = new Map<string, number>();
   private eligible = 0;
   private readonly top: number;
 
-  constructor(private readonly limit: number) {
+  constructor(
+    private readonly limit: number,
+    private readonly perFileInTop = PER_FILE_IN_TOP,
+  ) {
     this.top = Math.min(TOP, limit);
   }
 
@@ -85,7 +89,7 @@ export class HitAssembler {
     const perFile = new Map<string, number>();
     for (const group of this.groups) {
       const count = perFile.get(group.hit.path) ?? 0;
-      if (admitted.length < this.top && count < PER_FILE_IN_TOP) {
+      if (admitted.length < this.top && count < this.perFileInTop) {
         perFile.set(group.hit.path, count + 1);
         admitted.push(group);
       } else {
@@ -99,7 +103,7 @@ export class HitAssembler {
     const before = this.perFile.get(path) ?? 0;
     const after = before + delta;
     this.perFile.set(path, after);
-    this.eligible += Math.min(after, PER_FILE_IN_TOP) - Math.min(before, PER_FILE_IN_TOP);
+    this.eligible += Math.min(after, this.perFileInTop) - Math.min(before, this.perFileInTop);
   }
 }
 

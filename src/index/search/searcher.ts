@@ -7,10 +7,12 @@ import type { Embedder } from "../embed/index.js";
 import type { ChunkRow, FileRow, LexicalStore } from "../store/lexical.js";
 import type { VectorStore } from "../store/vectors.js";
 import { codeTokens } from "../tokenize.js";
+import { keepFileScores, liftByFile } from "./focus.js";
 import { type RankedList, reciprocalRankFusion } from "./fusion.js";
-import { HitAssembler } from "./hits.js";
+import { HitAssembler, PER_FILE_IN_TOP } from "./hits.js";
 import { ImportResolver } from "./imports.js";
 import { classifyQuery, type QueryIntent } from "./intent.js";
+import { nameFit } from "./names.js";
 import { PathIndex } from "./paths.js";
 import { type ParsedQuery, parseQuery } from "./query.js";
 import { type FileRole, fileRole, priorFor } from "./roles.js";
@@ -65,6 +67,15 @@ const DESCRIPTIVE_QUERY_TERMS = 6;
 const MAX_JUMP = 10;
 /** Chunks read for the definitions of a name, before the best few are kept. */
 const DEFINITIONS_READ = 100;
+/**
+ * For a question: how much a chunk whose name says what the query says (see names.ts; 0–1) gains
+ * when a file's chunk is chosen to stand for it in the file and path legs, and when a file's chunks are
+ * ordered; the share of its file's best score each chunk gains; how many of the first 5 hits one file may
+ * hold. Measured on bench/questions (a development set): bench/questions/inprocess.mjs, BENCHMARKS.md.
+ */
+const QUESTION_NAME_GAIN = { representative: 4, withinFile: 3 };
+const QUESTION_FILE_LIFT = 1;
+const QUESTION_PER_FILE_IN_TOP = 3;
 
 /** Stores a search reads; opened by the caller for the lifetime of one or many searches. */
 export interface SearchContext {
@@ -114,15 +125,25 @@ function snapshotOf(files: readonly FileRow[]): FileSnapshot {
   return snapshot;
 }
 
-/** Each file's best chunk in the chunk-level ranking. */
-function bestChunkOfFiles(context: SearchContext, chunkRanking: readonly number[]): Map<string, number> {
-  const rows = context.lexical.chunks(chunkRanking);
-  const bestChunk = new Map<string, number>();
-  for (const id of chunkRanking) {
-    const path = rows.get(id)?.path;
-    if (path !== undefined && !bestChunk.has(path)) bestChunk.set(path, id);
+/**
+ * Each file's best chunk in the chunk-level ranking (best first): the first of the file, or, given `weigh`
+ * (≥ 1), the one whose score × weigh(chunk) is highest.
+ */
+function bestChunkOfFiles(
+  context: SearchContext,
+  hits: readonly { id: number; score: number }[],
+  weigh?: (row: ChunkRow) => number,
+): Map<string, number> {
+  const rows = context.lexical.chunks(hits.map((hit) => hit.id));
+  const best = new Map<string, { id: number; score: number }>();
+  for (const { id, score } of hits) {
+    const row = rows.get(id);
+    const known = row && best.get(row.path);
+    if (!row || (known && !weigh)) continue;
+    const fitted = weigh ? score * weigh(row) : score;
+    if (!known || fitted > known.score) best.set(row.path, { id, score: fitted });
   }
-  return bestChunk;
+  return new Map([...best].map(([path, { id }]) => [path, id]));
 }
 
 /**
@@ -142,6 +163,17 @@ function representatives(
   return paths
     .map((path) => bestChunk.get(path) ?? first.get(path))
     .filter((id): id is number => id !== undefined);
+}
+
+/** The file and path legs' lists with each file's chunk replaced by the one `chosen` for it; other legs as they are. */
+function renamed(context: SearchContext, list: RankedList, chosen: ReadonlyMap<string, number>): RankedList {
+  if (list.name !== "file" && list.name !== "path") return list;
+  const rows = context.lexical.chunks(list.ids);
+  const ids = list.ids.map((id) => {
+    const path = rows.get(id)?.path;
+    return (path === undefined ? undefined : chosen.get(path)) ?? id;
+  });
+  return { ...list, ids };
 }
 
 /** Whole-file BM25: files ranked by all the evidence they hold. */
@@ -413,6 +445,10 @@ export async function search(
   const { byPath } = snapshot;
   const depth = Math.max(LEG_DEPTH, limit * 5);
   const lists: RankedList[] = [];
+  let bestNamed: Map<string, number> | undefined;
+  // a question names what the code does, and the function that does it is often named with its words
+  const nameScore =
+    intent.kind === "question" ? nameFit(query.terms, context.lexical.idf(query.terms.keys())) : undefined;
   // The vector leg runs beside the others: its query is embedded (a remote embedder answers over the
   // network) and searched on LanceDB's own threads, which need this thread for a moment between their
   // steps, so the legs computed here give the event loop a turn between them.
@@ -429,7 +465,11 @@ export async function search(
     const chunkRanking = hits.map((hit) => hit.id);
     lists.push({ name: "lexical", weight: weights.lexical, ids: chunkRanking });
     await turn();
-    const bestChunk = bestChunkOfFiles(context, chunkRanking);
+    const bestChunk = bestChunkOfFiles(context, hits);
+    if (nameScore) {
+      const weigh = (row: ChunkRow) => 1 + QUESTION_NAME_GAIN.representative * nameScore(row.symbol);
+      bestNamed = bestChunkOfFiles(context, hits, weigh);
+    }
     if (weights.file > 0) {
       lists.push({
         name: "file",
@@ -450,21 +490,41 @@ export async function search(
   if (vectorRanking) lists.push({ name: "vector", weight: weights.vector, ids: vectorRanking });
   if (exact.length > 0) lists.push({ name: "exact", weight: weights.exact, ids: exact });
 
-  const candidates = reciprocalRankFusion(lists, options.fusionK ?? 20).slice(0, depth * 2);
-  const rows = context.lexical.chunks(candidates.map((hit) => hit.id));
+  const fuse = (legs: readonly RankedList[]) =>
+    reciprocalRankFusion(legs, options.fusionK ?? 20).slice(0, depth * 2);
+  const candidates = fuse(lists);
+  // a question: the same legs, the file and path legs' vote for a file going to its best-named chunk
+  const namedCandidates = bestNamed && fuse(lists.map((list) => renamed(context, list, bestNamed)));
+  const rows = context.lexical.chunks([...candidates, ...(namedCandidates ?? [])].map((hit) => hit.id));
   // The prior ranks code above tests and docs for a question (unless it asks about them) and a long report;
   // a name or a path wants exactly where it occurs, whatever the kind of file.
   const descriptive = query.terms.size >= DESCRIPTIVE_QUERY_TERMS;
   const prose = intent.kind === "question" || intent.kind === "report" || intent.kind === "trace";
   const prior = options.prior === false ? undefined : priorFor(intent, descriptive, options.prior);
-  const fused = prior
-    ? candidates
-        .map(({ id, score }) => {
-          const row = rows.get(id);
-          return { id, score: row ? score * (named.has(id) ? 1 : prior[fileRole(row.path)]) : 0 };
-        })
-        .sort((a, b) => b.score - a.score || a.id - b.id)
-    : candidates;
+  const withPrior = (ranked: readonly { id: number; score: number }[], weigh = (_row: ChunkRow) => 1) =>
+    ranked
+      .map(({ id, score }) => {
+        const row = rows.get(id);
+        if (!row) return { id, score: 0 };
+        return { id, score: score * weigh(row) * (!prior || named.has(id) ? 1 : prior[fileRole(row.path)]) };
+      })
+      .sort((a, b) => b.score - a.score || a.id - b.id);
+  const prioritised = prior ? withPrior(candidates) : candidates;
+  // A question: files rank as the legs rank them, and within a file its best-named definitions come
+  // first; a strong file's other chunks come before weaker files' only matches (see focus.ts).
+  const pathOf = (id: number) => rows.get(id)?.path;
+  const fused =
+    nameScore && namedCandidates
+      ? liftByFile(
+          keepFileScores(
+            prioritised,
+            withPrior(namedCandidates, (row) => 1 + QUESTION_NAME_GAIN.withinFile * nameScore(row.symbol)),
+            pathOf,
+          ),
+          pathOf,
+          QUESTION_FILE_LIFT,
+        )
+      : prioritised;
   // Following imports serves bug reports (they name the entry point; the fix is often one step down);
   // a short query wants the places that hold its words.
   const boosted =
@@ -487,9 +547,9 @@ export async function search(
         dot: true,
       })
     : undefined;
-  // Pieces of one symbol collapse into one hit and one file holds at most two of the first five while
-  // others match (see hits.ts); staleness is checked for the hits kept only.
-  const assembler = new HitAssembler(limit);
+  // Pieces of one symbol collapse into one hit and one file holds at most two of the first five (three for
+  // a question) while others match (see hits.ts); staleness is checked for the hits kept only.
+  const assembler = new HitAssembler(limit, nameScore ? QUESTION_PER_FILE_IN_TOP : PER_FILE_IN_TOP);
   // The ignore rules as they are now: a file ignored since it was indexed is never a hit.
   const ignoredNow = umbraIgnoreMatcher(context.root);
   for (const { id, score } of ranked) {

@@ -366,6 +366,22 @@ export class LexicalStore {
   }
 
   /**
+   * Inverse document frequency over the chunks (BM25's) of each term; a term in no chunk gets the highest
+   * (a word the code never writes, such as `saved` where it says `save`, is still a rare word).
+   */
+  idf(terms: Iterable<string>): Map<string, number> {
+    const { documents } = this.corpusStats().chunks;
+    const list = [...terms];
+    const df = this.postings.chunk.documentFrequencies(list);
+    return new Map(
+      list.map((term) => [
+        term,
+        Math.log(1 + (documents - (df.get(term) ?? 0) + 0.5) / ((df.get(term) ?? 0) + 0.5)),
+      ]),
+    );
+  }
+
+  /**
    * BM25 over chunks with per-term query weights. Terms present in more than `maxDocumentRatio` of the
    * chunks are skipped: they barely move scores and cost the most to read.
    */

@@ -37,4 +37,16 @@ describe("HitAssembler", () => {
     expect(assembler.full()).toBe(true);
     expect(assembler.hits().map((hit) => hit.symbol)).toEqual(["f1", "f2", "g"]);
   });
+
+  it("lets one file hold as many of the first five as the caller allows", () => {
+    const add = (assembler: HitAssembler) => {
+      for (const [i, symbol] of ["f1", "f2", "f3", "f4"].entries())
+        assembler.add(row(i * 2, "a.py", symbol, i, i), 1 - i / 10);
+      assembler.add(row(20, "b.py", "g", 1, 1), 0.5);
+      assembler.add(row(30, "c.py", "h", 1, 1), 0.4);
+      return assembler.hits().map((hit) => hit.symbol);
+    };
+    expect(add(new HitAssembler(10))).toEqual(["f1", "f2", "g", "h", "f3", "f4"]);
+    expect(add(new HitAssembler(10, 3))).toEqual(["f1", "f2", "f3", "g", "h", "f4"]);
+  });
 });

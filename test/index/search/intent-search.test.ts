@@ -1,18 +1,9 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../../src/config/config.js";
-import { indexWorkspace } from "../../../src/index/indexer.js";
-import { openIndex } from "../../../src/index/open.js";
+import { describe, expect, it } from "vitest";
 import type { QueryIntent } from "../../../src/index/search/intent.js";
 import { type SearchHit, search } from "../../../src/index/search/searcher.js";
-import { cleanup, tempDir } from "../../helpers/workspace.js";
+import { indexedFiles } from "../../helpers/indexed.js";
 
 /** Ranking by what a query is: one small workspace, indexed once, searched with each kind of query. */
-
-let home: string;
-let root: string;
-let index: Awaited<ReturnType<typeof openIndex>>;
 
 /** A TypeScript function of about three hundred tokens: a chunk of its own. */
 function routine(name: string, words: string): string {
@@ -54,27 +45,11 @@ const FILES: Record<string, string> = {
   "docs/routes.md": `# parseRoute\n\nCall parseRoute with a pattern. parseRoute splits it; parseRoute drops empty parts.\n`,
 };
 
-beforeAll(async () => {
-  home = await tempDir("home");
-  root = await tempDir("ws");
-  for (const [path, text] of Object.entries(FILES)) {
-    await mkdir(dirname(join(root, path)), { recursive: true });
-    await writeFile(join(root, path), text);
-  }
-  const env = { ...process.env, UMBRA_HOME: home };
-  const config = loadConfig({ env: {} });
-  await indexWorkspace(root, { config, env });
-  index = await openIndex(root, config, env);
-}, 120_000);
-
-afterAll(async () => {
-  index?.close();
-  await cleanup(home, root);
-});
+const index = indexedFiles(FILES);
 
 async function hits(text: string): Promise<{ hits: SearchHit[]; intent: QueryIntent | undefined }> {
   let intent: QueryIntent | undefined;
-  const found = await search(index, text, {
+  const found = await search(index(), text, {
     limit: 20,
     onIntent: (read) => {
       intent = read;

@@ -1,0 +1,77 @@
+/**
+ * How well a chunk's symbol name answers a query's words (pure, no I/O). A question names what the code
+ * does ("how are file uploads encoded?", "how does a session follow redirects?") and the function that
+ * does it is often named with the same words in another form (`_encode_files`, `resolve_redirects`): the
+ * name is the strongest sign of which definition of a file the question is about.
+ */
+
+import { symbolName } from "../store/lexical.js";
+import { splitIdentifier } from "../tokenize.js";
+
+/** Words shorter than this match only when equal (`len` is not `length`, `id` is not `idle`). */
+const MIN_PREFIX = 4;
+/** Two words that share a prefix this long, all but a short ending of the shorter one, are one word. */
+const MIN_STEM = 5;
+const MAX_ENDING = 3;
+
+/**
+ * One word in two forms: equal; one the start of the other (`auth` / `authorization`, `redirect` /
+ * `redirects`), the shorter at least MIN_PREFIX long; or one stem with different endings (`verified` /
+ * `verify`, `suggested` / `suggestions`). Both lower-cased.
+ */
+export function sameWord(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  if (short.length < MIN_PREFIX) return false;
+  if (long.startsWith(short)) return true;
+  let common = 0;
+  while (common < short.length && short[common] === long[common]) common++;
+  return common >= MIN_STEM && short.length - common <= MAX_ENDING;
+}
+
+/** The words of a symbol's own name (`Flask > wsgi_app` → wsgi, app), lower-cased. */
+export function nameWords(symbol: string): string[] {
+  const name = symbolName(symbol);
+  const parts = splitIdentifier(name);
+  const whole = name.toLowerCase();
+  return parts.length === 1 && parts[0] === whole ? parts : whole ? [whole, ...parts] : parts;
+}
+
+/**
+ * The share of the query's weight that the symbol's own name carries: the weights of the query terms
+ * found among the name's words (in any form, see sameWord) over the weights of all terms; 0 for a chunk
+ * without a symbol. `weights` are the query's terms with how much each tells (e.g. weight × idf).
+ */
+export function nameMatch(weights: ReadonlyMap<string, number>, symbol: string): number {
+  const words = nameWords(symbol);
+  if (words.length === 0) return 0;
+  let total = 0;
+  let matched = 0;
+  for (const [term, weight] of weights) {
+    total += weight;
+    if (words.some((word) => sameWord(term, word))) matched += weight;
+  }
+  return total > 0 ? matched / total : 0;
+}
+
+/**
+ * `nameMatch` for one query, remembered per symbol (a search asks about the same symbols many times).
+ * `terms` are the query's lexical terms and weights, `idf` how rare each is among the chunks: a rare word
+ * in a name (`wsgi`) tells more than a common one (`run`).
+ */
+export function nameFit(
+  terms: ReadonlyMap<string, number>,
+  idf: ReadonlyMap<string, number>,
+): (symbol: string) => number {
+  const weights = new Map<string, number>();
+  for (const [term, weight] of terms) weights.set(term, weight * (idf.get(term) ?? 0));
+  const known = new Map<string, number>();
+  return (symbol) => {
+    let fit = known.get(symbol);
+    if (fit === undefined) {
+      fit = nameMatch(weights, symbol);
+      known.set(symbol, fit);
+    }
+    return fit;
+  };
+}

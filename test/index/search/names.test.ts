@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { nameFit, nameMatch, nameWords, sameWord } from "../../../src/index/search/names.js";
+
+describe("sameWord", () => {
+  it.each([
+    ["redirect", "redirects"],
+    ["auth", "authorization"],
+    ["verified", "verify"],
+    ["suggested", "suggestions"],
+    ["encoded", "encode"],
+    ["session", "session"],
+  ])("reads %s and %s as one word", (a, b) => {
+    expect(sameWord(a, b)).toBe(true);
+    expect(sameWord(b, a)).toBe(true);
+  });
+
+  it.each([
+    ["len", "length"], // too short to be a prefix
+    ["run", "runtime"],
+    ["conflicting", "config"], // four letters in common are not a stem
+    ["static", "state"],
+  ])("keeps %s and %s apart", (a, b) => {
+    expect(sameWord(a, b)).toBe(false);
+  });
+});
+
+describe("nameWords", () => {
+  it("splits the innermost name of a symbol path, keeping the whole name", () => {
+    expect(nameWords("SecureCookieSessionInterface > get_signing_serializer")).toEqual([
+      "get_signing_serializer",
+      "get",
+      "signing",
+      "serializer",
+    ]);
+    expect(nameWords("Engine > ServeHTTP")).toEqual(["servehttp", "serve", "http"]);
+    expect(nameWords("verify")).toEqual(["verify"]);
+    expect(nameWords("")).toEqual([]);
+  });
+});
+
+describe("nameMatch", () => {
+  const weights = new Map([
+    ["session", 1],
+    ["cookie", 1],
+    ["signed", 2],
+  ]);
+
+  it("is the share of the query's weight the name carries", () => {
+    expect(nameMatch(weights, "SessionInterface > open_session")).toBeCloseTo(0.25);
+    expect(nameMatch(weights, "signed_cookie")).toBeCloseTo(0.75);
+    expect(nameMatch(weights, "sign_session_cookie")).toBeCloseTo(1);
+  });
+
+  it("reads only the innermost name, and nothing for a chunk without a symbol", () => {
+    expect(nameMatch(weights, "SessionCookie > open")).toBe(0);
+    expect(nameMatch(weights, "")).toBe(0);
+  });
+
+  it("weighs each term by how rare it is (nameFit)", () => {
+    const score = nameFit(
+      new Map([
+        ["run", 1],
+        ["wsgi", 1],
+      ]),
+      new Map([
+        ["run", 0.5],
+        ["wsgi", 4.5],
+      ]),
+    );
+    expect(score("Flask > wsgi_app")).toBeCloseTo(0.9);
+    expect(score("Flask > run")).toBeCloseTo(0.1);
+    expect(score("Flask > wsgi_app")).toBeCloseTo(0.9); // remembered, the same
+  });
+});
