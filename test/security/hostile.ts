@@ -41,7 +41,6 @@ export interface Hostile {
   /** Another workspace beside it. */
   other: string;
   env: NodeJS.ProcessEnv;
-  git(...args: string[]): string;
 }
 
 /** Makes the hostile workspace and its surroundings, and builds its index. */
@@ -102,8 +101,44 @@ export async function hostileWorkspace(): Promise<Hostile> {
   writeFileSync(join(root, "\u001b[31mred.ts"), "export const red = 1;\n");
   const indexed = umbraSync(env, ["index", root]);
   expect(indexed.code, indexed.stderr).toBe(0);
-  return { base, root, home, data: join(base, "data"), other, env, git };
+  return { base, root, home, data: join(base, "data"), other, env };
 }
+
+/** Links in the workspace that lead out of it: to /etc/passwd, /etc, ~ and ~/.ssh. */
+export const LINKS_OUT = [
+  "passwd.txt",
+  "etc/passwd",
+  "homelink/.bashrc",
+  "homelink/.ssh/id_rsa",
+  "ssh/id_rsa",
+];
+
+/** Paths that name something outside the workspace, or a hidden file by another spelling. */
+export function pathsOut(h: Hostile): string[] {
+  return [
+    "../outside.txt",
+    "billing/../../outside.txt",
+    "/etc/passwd",
+    `${h.root}/../outside.txt`,
+    join(h.other, "other-secret.txt"),
+    "~/.bashrc",
+    "/proc/self/root/etc/passwd",
+    "/proc/self/cwd/../outside.txt",
+    ".//.env",
+    "secrets//id.pem",
+    ".env\u0000.txt",
+  ];
+}
+
+/** Files an accept may never write: outside, hidden, protected, through a link out. */
+export const NEVER_ACCEPTED = [
+  "../outside.txt",
+  ".env",
+  "/etc/passwd",
+  ".git/config",
+  "homelink/.bashrc",
+  "secrets/id.pem",
+];
 
 /** What must not change: the user's folder, the home folder, the one beside, the file outside. */
 export interface Snapshot {

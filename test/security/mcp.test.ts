@@ -28,7 +28,10 @@ import {
 import {
   type Hostile,
   hostileWorkspace,
+  LINKS_OUT,
   leak,
+  NEVER_ACCEPTED,
+  pathsOut,
   type Snapshot,
   snapshotAll,
   expectUntouched as untouchedSince,
@@ -164,14 +167,7 @@ describe("file access through MCP tools", () => {
 
   it("attack symlink-out: links in the workspace to /etc/passwd, /etc, ~ and ~/.ssh", async () => {
     for (const target of [{}, { branch }]) {
-      for (const path of [
-        "passwd.txt",
-        "etc/passwd",
-        "homelink/.bashrc",
-        "homelink/.ssh/id_rsa",
-        "ssh/id_rsa",
-      ])
-        await refused("read_file", { ...target, path });
+      for (const path of LINKS_OUT) await refused("read_file", { ...target, path });
       for (const path of ["homelink", "ssh", "etc", "up"]) {
         const names = (await listed({ ...target, path })).join("\n");
         expect(names).not.toMatch(/\.bashrc|id_rsa|passwd|outside\.txt/);
@@ -215,20 +211,7 @@ describe("file access through MCP tools", () => {
 
   it("attack path: `..` components, absolute paths, ~ and /proc", async () => {
     for (const target of [{}, { branch }]) {
-      for (const path of [
-        "../outside.txt",
-        "billing/../../outside.txt",
-        "/etc/passwd",
-        `${root}/../outside.txt`,
-        join(other, "other-secret.txt"),
-        "~/.bashrc",
-        "/proc/self/root/etc/passwd",
-        "/proc/self/cwd/../outside.txt",
-        ".//.env",
-        "secrets//id.pem",
-        ".env\u0000.txt",
-      ])
-        await refused("read_file", { ...target, path });
+      for (const path of pathsOut(h)) await refused("read_file", { ...target, path });
       await refused("list_files", { ...target, path: "../" });
       await call("grep", { ...target, pattern: "SECRET", path: "../" });
     }
@@ -556,7 +539,7 @@ describe("accept and branches through MCP", () => {
       "accept",
       {
         branch: own,
-        files: ["../outside.txt", ".env", "/etc/passwd", ".git/config", "homelink/.bashrc", "secrets/id.pem"],
+        files: NEVER_ACCEPTED,
       },
       "accept",
     );
