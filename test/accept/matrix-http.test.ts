@@ -8,6 +8,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { UndoResult } from "../../src/accept/index.js";
 import type { AcceptResult, BranchSummary } from "../../src/engine/api.js";
 import { type EngineConnection, inProcess } from "../../src/engine/client.js";
 import { Engine } from "../../src/engine/engine.js";
@@ -250,7 +251,9 @@ describe("per file, per hunk, verify and undo through the page", () => {
     const undo = await page.send("POST", `${ws}/undo`);
     expect(undo.status, undo.text).toBe(200);
     expectFiles({ "f.txt": USER });
-    expect((await page.send("POST", `${ws}/undo`)).status).toBeLessThan(500);
+    expect(body<UndoResult>(undo).found).toBe(true);
+    const again = await page.send("POST", `${ws}/undo`);
+    expect(body<UndoResult>(again)).toMatchObject({ found: false, restored: [] });
     expectFiles({ "f.txt": USER });
   });
 
@@ -258,8 +261,9 @@ describe("per file, per hunk, verify and undo through the page", () => {
     const id = await agentBranch({ "f.txt": AGENT, "new.txt": "n\n" });
     expect((await accepted(id)).written).toBe(true);
     save(f, "f.txt", "mine after the accept\n", "in place");
-    await page.send("POST", `${ws}/undo`);
-    expect(f.read("f.txt")).toBe("mine after the accept\n");
+    const undo = body<UndoResult>(await page.send("POST", `${ws}/undo`));
+    expect(undo.left.map((file) => file.path)).toEqual(["f.txt"]);
+    expectFiles({ "f.txt": "mine after the accept\n" });
   });
 
   it("a bearer client's accept and undo write nothing", async () => {
