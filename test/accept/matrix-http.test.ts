@@ -16,7 +16,7 @@ import { type HttpApi, serveHttpApi, workspaceId } from "../../src/http/server.j
 import { NO_HOOKS } from "../helpers/engine.js";
 import { isolatedEnv } from "../helpers/mcp.js";
 import { cleanup, tempDir } from "../helpers/workspace.js";
-import { type Answer, type ApiClient, body, errorOf, signIn } from "../http/client.js";
+import { type Answer, type ApiClient, body, signIn } from "../http/client.js";
 import { replaceLine, snapshot } from "./helpers.js";
 import {
   AGENT,
@@ -86,6 +86,13 @@ async function accepted(id: string, payload: Record<string, unknown> = {}): Prom
   return body<AcceptResult>(answer);
 }
 
+/** An accept that wrote nothing because of conflicts: the conflicting paths. */
+async function conflicted(id: string): Promise<string[]> {
+  const result = await accepted(id);
+  expect(result.written).toBe(false);
+  return result.conflicts.map((conflict) => conflict.path);
+}
+
 /** Every file of the user's folder but .git: path → kind, mode and content. */
 const files = () => snapshot(f.ws);
 
@@ -119,12 +126,7 @@ describe("the page's accept while the user edits", () => {
       const id = await agentBranch({ "f.txt": AGENT, "added.txt": "new\n" });
       save(f, "f.txt", USER_SAME_LINE, style);
       const before = files();
-      const answer = await accept(id);
-      const result = answer.json as Partial<AcceptResult>;
-      if (answer.status === 200) {
-        expect(result.written).toBe(false);
-        expect(result.conflicts?.map((c) => c.path)).toEqual(["f.txt"]);
-      } else expect(errorOf(answer)?.message).toMatch(/f\.txt/);
+      expect(await conflicted(id)).toEqual(["f.txt"]);
       // all or nothing: the clean file is not written either
       expect(files()).toEqual(before);
       expectFiles({ "f.txt": USER_SAME_LINE });
@@ -135,8 +137,7 @@ describe("the page's accept while the user edits", () => {
   it("the user deletes the file the agent changed: conflict, the file is not brought back", async () => {
     const id = await agentBranch({ "f.txt": AGENT });
     rmSync(join(f.ws, "f.txt"));
-    const answer = await accept(id);
-    if (answer.status === 200) expect(body<AcceptResult>(answer).written).toBe(false);
+    expect(await conflicted(id)).toEqual(["f.txt"]);
     expect(files()).toEqual({});
   });
 
@@ -156,8 +157,7 @@ describe("the page's accept while the user edits", () => {
     const second = await agentBranch({ "f.txt": replaceLine(BASE, 2, "two-by-second") });
     save(f, "f.txt", USER, "in place");
     expect((await accepted(first)).written).toBe(true);
-    const answer = await accept(second);
-    if (answer.status === 200) expect(body<AcceptResult>(answer).written).toBe(false);
+    expect(await conflicted(second)).toEqual(["f.txt"]);
     expectFiles({ "f.txt": BOTH });
   });
 });
@@ -177,8 +177,7 @@ describe("the page's accept while the user works with git", () => {
     save(f, "f.txt", USER_SAME_LINE, "in place");
     const id = await agentBranch({ "f.txt": replaceLine(USER_SAME_LINE, 2, "two-by-agent") });
     f.git("stash", "-q");
-    const answer = await accept(id);
-    if (answer.status === 200) expect(body<AcceptResult>(answer).written).toBe(false);
+    expect(await conflicted(id)).toEqual(["f.txt"]);
     expectFiles({ "f.txt": BASE });
     f.git("stash", "pop", "-q");
     expectFiles({ "f.txt": USER_SAME_LINE });
@@ -221,7 +220,9 @@ describe("per file, per hunk, verify and undo through the page", () => {
   it("partial: the files that merge are written, the conflicting one stays the user's and in the branch", async () => {
     const id = await agentBranch({ "f.txt": AGENT, "new.txt": "n\n" });
     save(f, "f.txt", USER_SAME_LINE, "atomic rename");
-    await accept(id, { partial: true });
+    const result = await accepted(id, { partial: true });
+    expect(result).toMatchObject({ written: true, applied: ["new.txt"], discarded: false });
+    expect(result.conflicts.map((conflict) => conflict.path)).toEqual(["f.txt"]);
     expectFiles({ "f.txt": USER_SAME_LINE, "new.txt": "n\n" });
     expect(await branchIds()).toEqual([id]);
   });
@@ -229,17 +230,16 @@ describe("per file, per hunk, verify and undo through the page", () => {
   it("verify: a failing check in the merged result writes nothing; a passing one writes the merge", async () => {
     const id = await agentBranch({ "f.txt": AGENT });
     save(f, "f.txt", USER, "in place");
-    const refused = await accept(id, {
+    const refused = await accepted(id, {
       verify: "grep -q two-by-agent f.txt && ! grep -q nineteen-by-user f.txt",
     });
-    if (refused.status === 200) expect(body<AcceptResult>(refused).written).toBe(false);
+    expect(refused).toMatchObject({ written: false, verification: { passed: false } });
     expectFiles({ "f.txt": USER });
     // the check sees the merge (both lines) in a fresh branch, not the user's folder
     const passed = await accepted(id, {
       verify: "grep -q two-by-agent f.txt && grep -q nineteen-by-user f.txt",
     });
-    expect(passed.written).toBe(true);
-    expect(passed.verification).toBeDefined();
+    expect(passed).toMatchObject({ written: true, verification: { passed: true } });
     expectFiles({ "f.txt": BOTH });
   });
 
