@@ -159,6 +159,11 @@ describe("file access through the HTTP API", () => {
     const search = await post(`${ws}/search`, { query: "WS_SECRET_env WS_SECRET_pem id.pem env", limit: 50 });
     for (const hit of body<SearchResult>(search).hits ?? [])
       expect(hit.path).not.toMatch(/^(\.env|secrets\/)/);
+    // a path filter cannot widen the search to hidden files or out of the workspace
+    for (const path of ["secrets/**", ".env", "../**", "/etc/**", "**/.env", "homelink/**"]) {
+      const filtered = await post(`${ws}/search`, { query: "secret env key passwd", path, limit: 50 });
+      if (filtered.status === 200) expect(body<SearchResult>(filtered).hits).toEqual([]);
+    }
   });
 
   it("attack links: links out (~, ~/.ssh, /etc), to hidden files, and hard links to .env and ~/.ssh/id_rsa", async () => {
@@ -456,6 +461,15 @@ describe("what a hostile page (or a request without the right credential) gets",
         expect(answer.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(403);
       }
     }
+    // methods the API does not have change nothing either, whatever the credential
+    for (const method of ["PUT", "PATCH"])
+      for (const headers of [
+        { authorization: `Bearer ${token}` },
+        { cookie, "x-umbra-csrf": csrf },
+      ] as Record<string, string>[]) {
+        const answer = await raw(port, method, `${ws}/branches/${branch}/accept`, headers, "{}");
+        expect(answer.status, method).toBeGreaterThanOrEqual(400);
+      }
     // a preflight is never granted: a page of another origin cannot send the header at all
     const preflight = await raw(port, "OPTIONS", `${ws}/branches/${branch}/accept`, {
       origin: "https://evil.example",
