@@ -264,7 +264,9 @@ export async function serveHttpApi(options: HttpApiOptions): Promise<HttpApi> {
       const failure = httpErrorOf(error);
       if (failure.code === "INTERNAL")
         options.log(`http: ${req.method} ${req.url?.split("?")[0]}: ${failure.message}`);
-      if (!res.headersSent) send(res, failure.status, failure.toBody());
+      // a body left unread (over the bound) ends the connection: the client must not send on it
+      const close: Record<string, string> = failure.status === 413 ? { connection: "close" } : {};
+      if (!res.headersSent) send(res, failure.status, failure.toBody(), close);
       else res.end();
     });
   });

@@ -5,29 +5,17 @@
  * `work: ...` probes are ordinary work that must keep working. The reporter (test/security/reporter.ts)
  * prints `escapes=N broken=M probes=K`.
  *
- * The workspace is a git repository (a copy of examples/) with hidden files (.env and secrets/ in
- * .umbraignore), hard links to them and to ~/.ssh/id_rsa, links out (to ~, ~/.ssh, /etc/passwd, ..),
- * odd names, and core.hooksPath = .husky. The user's folder, the fake home and every folder next to the
- * workspace must be exactly as they were after every probe.
+ * The workspace is the hostile one of hostile.ts. The user's folder, the fake home and every folder
+ * next to the workspace must be exactly as they were after every probe.
  */
-import { execFileSync } from "node:child_process";
-import {
-  existsSync,
-  linkSync,
-  mkdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { requireBuiltCli, umbraSync } from "../helpers/cli.js";
-import { cleanup, copyExamples } from "../helpers/workspace.js";
+import { requireBuiltCli } from "../helpers/cli.js";
+import { cleanup } from "../helpers/workspace.js";
 import {
   alive,
   type Elicit,
@@ -37,19 +25,19 @@ import {
   stopEngine,
   type ToolName,
 } from "../mcp/helpers.js";
+import {
+  type Hostile,
+  hostileWorkspace,
+  LINKS_OUT,
+  leak,
+  NEVER_ACCEPTED,
+  pathsOut,
+  type Snapshot,
+  snapshotAll,
+  expectUntouched as untouchedSince,
+} from "./hostile.js";
 
-const SECRETS = [
-  "HOME_SECRET_bashrc",
-  "HOME_SECRET_ssh",
-  "WS_SECRET_env",
-  "WS_SECRET_pem",
-  "OUTSIDE_SECRET",
-  "OTHER_ROOT_SECRET",
-  "ENV_SECRET_key",
-];
-/** A line of /etc/passwd. */
-const PASSWD = /root:[^:\n]*:0:0:/;
-
+let h: Hostile;
 let base: string;
 let root: string;
 let home: string;
@@ -57,17 +45,13 @@ let data: string;
 let other: string;
 let env: NodeJS.ProcessEnv;
 /** The folders that must never change: the user's, the home folder, the one beside. */
-let before: { root: string[]; home: string[]; other: string[]; outside: string };
+let before: Snapshot;
 const clients = new Map<Elicit, McpClient>();
 /** A branch of the workspace made by the agent (no elicitation). */
 let branch: string;
 let hostServer: Server;
 let hostUrl: string;
 let hostHits = 0;
-
-function leak(text: string): string | undefined {
-  return SECRETS.find((secret) => text.includes(secret)) ?? (PASSWD.test(text) ? "/etc/passwd" : undefined);
-}
 
 /** The client that answers elicitations with `elicit` (opened once, on the workspace). */
 async function client(elicit: Elicit = "none"): Promise<McpClient> {
@@ -120,31 +104,7 @@ async function sh(command: string, options: { branch?: string; elicit?: Elicit }
   return works("run", { branch: options.branch ?? branch, command }, options.elicit);
 }
 
-async function snapshotAll() {
-  return {
-    root: await fingerprintTree(root),
-    // umbra makes the language servers' cache folders (~/.cache/gopls, ~/.cache/clangd) itself
-    home: (await fingerprintTree(home)).filter((line) => !/^\S+ \.cache(\/| )/.test(line)),
-    other: await fingerprintTree(other),
-    outside: readFileSync(join(base, "outside.txt"), "utf8"),
-  };
-}
-
-/** The lines of `now` not in `then` (+) and of `then` not in `now` (-). */
-function changedLines(then: string[], now: string[]): string[] {
-  return [
-    ...now.filter((line) => !then.includes(line)).map((line) => `+ ${line}`),
-    ...then.filter((line) => !now.includes(line)).map((line) => `- ${line}`),
-  ];
-}
-
-async function expectUntouched(): Promise<void> {
-  const now = await snapshotAll();
-  expect(changedLines(before.root, now.root), "the user's folder changed").toEqual([]);
-  expect(changedLines(before.home, now.home), "the home folder changed").toEqual([]);
-  expect(changedLines(before.other, now.other), "the other workspace changed").toEqual([]);
-  expect(now.outside).toBe(before.outside);
-}
+const expectUntouched = () => untouchedSince(h, before);
 
 /** Every unix socket below `dir`. */
 async function socketsBelow(dir: string): Promise<string[]> {
@@ -158,67 +118,10 @@ async function socketsBelow(dir: string): Promise<string[]> {
   return found;
 }
 
-function git(...args: string[]): string {
-  return execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@u", ...args], {
-    cwd: root,
-    env,
-    encoding: "utf8",
-  });
-}
-
 beforeAll(async () => {
   requireBuiltCli();
-  root = realpathSync(await copyExamples());
-  base = dirname(root);
-  home = join(base, "home");
-  data = join(base, "data");
-  other = join(base, "other");
-  env = {
-    ...process.env,
-    HOME: home,
-    UMBRA_HOME: data,
-    XDG_CONFIG_HOME: join(base, "config"),
-    GIT_CONFIG_NOSYSTEM: "1",
-    // what the user's shell holds: never passed into a command's sandbox
-    UMBRA_MODEL_API_KEY: "ENV_SECRET_key",
-    AWS_SECRET_ACCESS_KEY: "ENV_SECRET_key",
-  };
-  mkdirSync(join(home, ".ssh"), { recursive: true });
-  writeFileSync(join(home, ".bashrc"), "export HOME_SECRET_bashrc=1\n");
-  writeFileSync(join(home, ".ssh", "id_rsa"), "HOME_SECRET_ssh\n");
-  writeFileSync(join(base, "outside.txt"), "OUTSIDE_SECRET\n");
-  mkdirSync(other);
-  writeFileSync(join(other, "other-secret.txt"), "OTHER_ROOT_SECRET\n");
-
-  writeFileSync(join(root, ".umbraignore"), ".env\nsecrets/\n");
-  writeFileSync(join(root, ".gitignore"), ".env\nsecrets/\n");
-  writeFileSync(join(root, ".env"), "WS_SECRET_env=1\n");
-  mkdirSync(join(root, "secrets"));
-  writeFileSync(join(root, "secrets", "id.pem"), "WS_SECRET_pem\n");
-  mkdirSync(join(root, ".vscode"));
-  writeFileSync(join(root, ".vscode", "settings.json"), "{}\n");
-  git("init", "-q", "-b", "main");
-  git("config", "core.hooksPath", ".husky");
-  git("add", "-A");
-  git("commit", "-qm", "base");
-  // a cloned repository's git config that runs a program wherever git looks at the folder
-  git("config", "core.fsmonitor", `touch ${join(base, "ran-fsmonitor")}`);
-  git("config", "core.pager", `touch ${join(base, "ran-pager")}`);
-  // what a cloned repository can hold: links out, links to hidden files, hard links, odd names
-  symlinkSync(home, join(root, "homelink"));
-  symlinkSync(join(home, ".ssh"), join(root, "ssh"));
-  symlinkSync("/etc/passwd", join(root, "passwd.txt"));
-  symlinkSync("/etc", join(root, "etc"));
-  symlinkSync("..", join(root, "up"));
-  symlinkSync(".env", join(root, "env-link.txt"));
-  symlinkSync("secrets", join(root, "secrets-link"));
-  symlinkSync("billing", join(root, "lib"));
-  linkSync(join(root, ".env"), join(root, "notes-link.txt"));
-  linkSync(join(home, ".ssh", "id_rsa"), join(root, "key-copy.txt"));
-  writeFileSync(join(root, "a\nfake-entry.ts"), "export const a = 1;\n");
-  writeFileSync(join(root, "\u001b[31mred.ts"), "export const red = 1;\n");
-  const indexed = umbraSync(env, ["index", root]);
-  expect(indexed.code, indexed.stderr).toBe(0);
+  h = await hostileWorkspace();
+  ({ base, root, home, data, other, env } = h);
 
   hostServer = createServer((_request, response) => {
     hostHits++;
@@ -227,7 +130,7 @@ beforeAll(async () => {
   await new Promise<void>((ready) => hostServer.listen(0, "127.0.0.1", ready));
   hostUrl = `http://127.0.0.1:${(hostServer.address() as AddressInfo).port}/`;
 
-  before = await snapshotAll();
+  before = await snapshotAll(h);
   branch = (await (await client()).ok("branch_create", { label: "probes" })).id;
 });
 
@@ -264,14 +167,7 @@ describe("file access through MCP tools", () => {
 
   it("attack symlink-out: links in the workspace to /etc/passwd, /etc, ~ and ~/.ssh", async () => {
     for (const target of [{}, { branch }]) {
-      for (const path of [
-        "passwd.txt",
-        "etc/passwd",
-        "homelink/.bashrc",
-        "homelink/.ssh/id_rsa",
-        "ssh/id_rsa",
-      ])
-        await refused("read_file", { ...target, path });
+      for (const path of LINKS_OUT) await refused("read_file", { ...target, path });
       for (const path of ["homelink", "ssh", "etc", "up"]) {
         const names = (await listed({ ...target, path })).join("\n");
         expect(names).not.toMatch(/\.bashrc|id_rsa|passwd|outside\.txt/);
@@ -315,20 +211,7 @@ describe("file access through MCP tools", () => {
 
   it("attack path: `..` components, absolute paths, ~ and /proc", async () => {
     for (const target of [{}, { branch }]) {
-      for (const path of [
-        "../outside.txt",
-        "billing/../../outside.txt",
-        "/etc/passwd",
-        `${root}/../outside.txt`,
-        join(other, "other-secret.txt"),
-        "~/.bashrc",
-        "/proc/self/root/etc/passwd",
-        "/proc/self/cwd/../outside.txt",
-        ".//.env",
-        "secrets//id.pem",
-        ".env\u0000.txt",
-      ])
-        await refused("read_file", { ...target, path });
+      for (const path of pathsOut(h)) await refused("read_file", { ...target, path });
       await refused("list_files", { ...target, path: "../" });
       await call("grep", { ...target, pattern: "SECRET", path: "../" });
     }
@@ -656,7 +539,7 @@ describe("accept and branches through MCP", () => {
       "accept",
       {
         branch: own,
-        files: ["../outside.txt", ".env", "/etc/passwd", ".git/config", "homelink/.bashrc", "secrets/id.pem"],
+        files: NEVER_ACCEPTED,
       },
       "accept",
     );
