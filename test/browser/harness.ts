@@ -3,11 +3,11 @@ import { existsSync, realpathSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
-import type { EvalResults } from "../../src/eval/runner.js";
 import { saveEvalRun } from "../../src/eval/store.js";
 import { type ScriptedTurn, sseBody } from "../fakes/fake-openai.js";
 import { CLI, requireBuiltCli } from "../helpers/cli.js";
 import { stopEngines } from "../helpers/engine.js";
+import { evalResults } from "../helpers/eval-results.js";
 import { isolatedEnv } from "../helpers/mcp.js";
 import { scaled, waitUntil } from "../helpers/wait.js";
 import { tempDir } from "../helpers/workspace.js";
@@ -182,37 +182,9 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** Two stored eval runs of the workspace (as `umbra eval` leaves them): a-model passes 1 of 3, b-model 3. */
 export async function storeEvalRuns(root: string, env: NodeJS.ProcessEnv): Promise<[string, string]> {
-  const results = (model: string, passed: boolean[]): EvalResults => {
-    const count = passed.filter(Boolean).length;
-    return {
-      version: 1,
-      agent: "model",
-      model,
-      config: "{}",
-      summary: {
-        tasks: passed.length,
-        passed: count,
-        passRate: count / passed.length,
-        visiblePassed: 0,
-        modelCalls: 0,
-        inputTokens: 0,
-        outputTokens: 0,
-        byCategory: {},
-        failures: {},
-      },
-      tasks: passed.map((ok, i) => ({
-        // a task name is untrusted text: it must stay text in the report
-        id: i === 0 ? "<img src=x onerror=alert(1)>" : `task-${i}`,
-        category: "bug",
-        passed: ok,
-        visiblePassed: ok,
-        status: "done",
-        modelCalls: 1,
-        inputTokens: 1,
-        outputTokens: 1,
-      })) as unknown as EvalResults["tasks"],
-    };
-  };
+  // a task name is untrusted text: it must stay text in the report
+  const results = (model: string, passed: boolean[]) =>
+    evalResults(model, passed, "<img src=x onerror=alert(1)>");
   const real = realpathSync(root);
   const a = await saveEvalRun(
     real,

@@ -12,10 +12,10 @@ import type {
   SessionInfo,
 } from "../../src/engine/api.js";
 import { Engine } from "../../src/engine/engine.js";
-import type { EvalResults } from "../../src/eval/runner.js";
 import { saveEvalRun } from "../../src/eval/store.js";
 import { type HttpApi, serveHttpApi, workspaceId } from "../../src/http/server.js";
 import { type ChatRequest, type FakeOpenAI, sseBody, startFakeOpenAI } from "../fakes/fake-openai.js";
+import { evalResults } from "../helpers/eval-results.js";
 import { gitFixture, isolatedEnv } from "../helpers/mcp.js";
 import { waitUntil } from "../helpers/wait.js";
 import { cleanup, fingerprint, tempDir } from "../helpers/workspace.js";
@@ -488,33 +488,8 @@ describe("a session stopped while its request waits", () => {
 });
 
 describe("eval runs", () => {
-  const results = (model: string, passed: boolean[]): EvalResults => ({
-    version: 1,
-    agent: "model",
-    model,
-    config: "{}",
-    summary: {
-      tasks: passed.length,
-      passed: passed.filter(Boolean).length,
-      passRate: passed.filter(Boolean).length / passed.length,
-      visiblePassed: 0,
-      modelCalls: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      byCategory: {},
-      failures: {},
-    },
-    tasks: passed.map((ok, i) => ({
-      id: i === 0 ? "<script>alert(1)</script>" : `task-${i}`,
-      category: "bug",
-      passed: ok,
-      visiblePassed: ok,
-      status: "done",
-      modelCalls: 1,
-      inputTokens: 1,
-      outputTokens: 1,
-    })) as unknown as EvalResults["tasks"],
-  });
+  const results = (model: string, passed: boolean[]) =>
+    evalResults(model, passed, "<script>alert(1)</script>");
 
   it("lists stored runs, serves a report sandboxed and compares two; unknown runs are NOT_FOUND", async () => {
     const a = await saveEvalRun(
