@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, realpathSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -10,7 +10,7 @@ import { stopEngines } from "../helpers/engine.js";
 import { evalResults } from "../helpers/eval-results.js";
 import { isolatedEnv } from "../helpers/mcp.js";
 import { scaled, waitUntil } from "../helpers/wait.js";
-import { tempDir } from "../helpers/workspace.js";
+import { committedRepository, tempDir } from "../helpers/workspace.js";
 import { type ApiClient, body, client, raw } from "../http/client.js";
 
 /**
@@ -133,18 +133,8 @@ export async function writeCassette(path: string, note: string, turns: ScriptedT
 }
 
 /** A git repository with `files`, committed. */
-export async function repository(files: Record<string, string>): Promise<string> {
-  const root = join(await tempDir("browser-ws"), "repo");
-  for (const [path, content] of Object.entries(files)) {
-    await mkdir(join(root, path, ".."), { recursive: true });
-    await writeFile(join(root, path), content);
-  }
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: root });
-  git("init", "-q");
-  git("add", ".");
-  git("commit", "-qm", "init");
-  return root;
+export function repository(files: Record<string, string>): Promise<string> {
+  return committedRepository("browser-ws", files);
 }
 
 export interface OpenedPage {

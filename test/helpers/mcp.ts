@@ -1,5 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
+import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, ClientCapabilities, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
@@ -8,7 +7,7 @@ import type { CallOptions, ClientHooks } from "../../src/engine/api.js";
 import type { EngineConnection, OpenEngineOptions } from "../../src/engine/client.js";
 import { CLI } from "./cli.js";
 import { waitUntil } from "./wait.js";
-import { tempDir } from "./workspace.js";
+import { committedRepository } from "./workspace.js";
 
 /** The 20 tools `umbra mcp` serves. */
 export const TOOL_NAMES = [
@@ -41,21 +40,15 @@ export const USE_TS = 'import { add } from "./math";\n\nexport const three: numb
  * A small git repository: two TypeScript files (one using the other), a tsconfig, and a secret the
  * user hides from agents (.env, in .umbraignore). Returns its folder (inside a temporary parent to clean up).
  */
-export async function gitFixture(): Promise<string> {
-  const root = join(await tempDir("mcp-ws"), "repo");
-  await mkdir(root);
-  await writeFile(join(root, "math.ts"), MATH_TS);
-  await writeFile(join(root, "use.ts"), USE_TS);
-  await writeFile(join(root, "tsconfig.json"), '{ "compilerOptions": { "strict": true, "noEmit": true } }\n');
-  await writeFile(join(root, ".gitignore"), ".env\n");
-  await writeFile(join(root, ".umbraignore"), ".env\n");
-  await writeFile(join(root, ".env"), "SECRET=hunter2\n");
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: root });
-  git("init", "-q");
-  git("add", ".");
-  git("commit", "-qm", "init");
-  return root;
+export function gitFixture(): Promise<string> {
+  return committedRepository("mcp-ws", {
+    "math.ts": MATH_TS,
+    "use.ts": USE_TS,
+    "tsconfig.json": '{ "compilerOptions": { "strict": true, "noEmit": true } }\n',
+    ".gitignore": ".env\n",
+    ".umbraignore": ".env\n",
+    ".env": "SECRET=hunter2\n",
+  });
 }
 
 /** The environment of a spawned `umbra mcp`: this one's, with its own data and config folders. */

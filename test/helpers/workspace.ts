@@ -1,5 +1,6 @@
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cp, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -51,4 +52,23 @@ export async function fingerprint(root: string): Promise<string> {
   };
   await walk(root, "");
   return lines.join("\n");
+}
+
+/**
+ * A git repository `repo` holding `files` (path → text), committed, in a new temporary parent named by
+ * `prefix` (the parent is what to clean up).
+ */
+export async function committedRepository(prefix: string, files: Record<string, string>): Promise<string> {
+  const root = join(await tempDir(prefix), "repo");
+  await mkdir(root);
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(join(root, path, ".."), { recursive: true });
+    await writeFile(join(root, path), content);
+  }
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: root });
+  git("init", "-q");
+  git("add", ".");
+  git("commit", "-qm", "init");
+  return root;
 }
