@@ -156,21 +156,10 @@ function parseBest(
   text: string,
   reparse: ((text: string) => string | undefined) | undefined,
 ): Tree | null {
-  let tree: Tree | null;
-  try {
-    tree = parser.parse(text);
-  } catch {
-    return null;
-  }
+  const tree = tryParse(parser, text);
   if (!tree?.rootNode.hasError || !reparse) return tree;
   const rewritten = reparse(text);
-  if (rewritten === undefined) return tree;
-  let second: Tree | null = null;
-  try {
-    second = parser.parse(rewritten);
-  } catch {
-    return tree;
-  }
+  const second = rewritten === undefined ? null : tryParse(parser, rewritten);
   if (!second) return tree;
   if (errorCount(second) < errorCount(tree)) {
     tree.delete();
@@ -178,6 +167,14 @@ function parseBest(
   }
   second.delete();
   return tree;
+}
+
+function tryParse(parser: Parser, text: string): Tree | null {
+  try {
+    return parser.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 /** How many syntax errors (error and missing nodes) a tree holds. */
