@@ -26,6 +26,11 @@ interface Card {
   actions: HTMLElement;
   /** Live events that came while its history was loading (drawn after it, less what it holds). */
   early?: EngineEvent[];
+  /**
+   * The history's events (by keyOf) that no live event has matched yet: a live event that comes after the
+   * history, late, may be one it already holds. Dropped at the first live event it does not hold.
+   */
+  shown?: Set<string>;
   /** The log follows new lines (the user has not scrolled up in it). */
   follow: boolean;
 }
@@ -138,6 +143,17 @@ export const agentsView: View = ({ workspace, main, go }) => {
     while (card.log.childElementCount > LOG_LINES) card.log.firstElementChild?.remove();
   };
 
+  /** A live event, unless the history drawn before it already holds it. */
+  const addLive = (card: Card, event: EngineEvent) => {
+    const key = keyOf(event);
+    if (card.shown?.has(key)) {
+      card.shown.delete(key);
+      return;
+    }
+    card.shown = undefined;
+    addLine(card, event);
+  };
+
   const loadHistory = async (card: Card) => {
     try {
       const detail = await get<SessionDetail>(wsPath(workspace.id, "sessions", card.summary.id));
@@ -147,7 +163,8 @@ export const agentsView: View = ({ workspace, main, go }) => {
         seen.add(keyOf(event));
         addLine(card, event);
       }
-      for (const event of card.early ?? []) if (!seen.has(keyOf(event))) addLine(card, event);
+      card.shown = seen;
+      for (const event of card.early ?? []) addLive(card, event);
     } catch (error) {
       card.log.append(h("li", { class: "error" }, `history: ${String(error)}`));
       for (const event of card.early ?? []) addLine(card, event);
@@ -220,7 +237,7 @@ export const agentsView: View = ({ workspace, main, go }) => {
       if (!card) continue;
       touched.add(card);
       if (card.early) card.early.push(event);
-      else addLine(card, event);
+      else addLive(card, event);
       if (event.type === "session" && typeof event.state === "string") {
         card.summary.state = event.state as SessionSummary["state"];
         if (typeof event.branch === "string") card.summary.branch = event.branch;
