@@ -3,6 +3,7 @@
  * Query sets for the search-latency benchmarks (bench/speed section 4, bench/mcp), over the multi-repository
  * tree of bench/speed/prepare-big.sh (sympy, astropy, sphinx, xarray, pytest, flask, networkx, pylint).
  */
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -63,4 +64,21 @@ export function issueQueries(n = 60) {
 /** The identifier `rg -l -w` is given for a query: its first word of six or more identifier characters. */
 export function rgIdentifier(/** @type {string} */ query) {
   return (query.match(/[A-Za-z_][A-Za-z0-9_]{5,}/) ?? ["function"])[0];
+}
+
+/**
+ * `rg -l -w IDENTIFIER DIR`, the baseline beside umbra's search: the number of files it lists. A baseline
+ * that did not run (no ripgrep, a bad argument) throws instead of timing nothing.
+ * @param {string} query
+ * @param {string} dir
+ */
+export function rgFiles(query, dir) {
+  const run = spawnSync("rg", ["-l", "-w", rgIdentifier(query), dir], {
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  });
+  // 0: matches, 1: none; anything else (or no process at all) is a failure
+  if (run.error || (run.status !== 0 && run.status !== 1))
+    throw new Error(`rg failed: ${run.error?.message ?? run.stderr.trim().split("\n")[0]}`);
+  return run.stdout.split("\n").filter(Boolean).length;
 }

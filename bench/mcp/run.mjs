@@ -24,7 +24,7 @@ import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { honoProject, percentile, treeRssMiB } from "../lint/projects.mjs";
-import { AGENT_QUERIES, issueQueries, rgIdentifier } from "./queries.mjs";
+import { AGENT_QUERIES, issueQueries, rgFiles } from "./queries.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const CLI = join(ROOT, "dist", "cli", "main.js");
@@ -172,7 +172,7 @@ if (sections.has("search")) {
     }
     for (const query of queries) {
       const rgStarted = performance.now();
-      spawnSync("rg", ["-l", "-w", rgIdentifier(query), big], { maxBuffer: 1 << 30 });
+      rgFiles(query, big);
       rg.push(performance.now() - rgStarted);
     }
     const cliWarm = [];

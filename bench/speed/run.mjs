@@ -15,7 +15,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileS
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { AGENT_QUERIES, issueQueries, rgIdentifier } from "../mcp/queries.mjs";
+import { AGENT_QUERIES, issueQueries, rgFiles } from "../mcp/queries.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const CLI = join(ROOT, "dist", "cli", "main.js");
@@ -213,7 +213,7 @@ if (sections.has(4)) {
       await search(index, query, { limit: 10 });
       times.push(performance.now() - started);
       const rgStarted = performance.now();
-      spawnSync("rg", ["-l", "-w", rgIdentifier(query), big], { encoding: "utf8", maxBuffer: 1 << 30 });
+      rgFiles(query, big);
       rgTimes.push(performance.now() - rgStarted);
     }
     return {

@@ -97,6 +97,8 @@ class FileSnapshot {
   readonly importsRead = new Map<string, string[]>();
   private paths?: PathIndex;
   private imports?: ImportResolver;
+  /** Each path's role, judged once: a search weighs hundreds of candidates by it. */
+  private readonly roles = new Map<string, FileRole>();
 
   constructor(private readonly files: readonly FileRow[]) {
     this.byPath = new Map(files.map((file) => [file.path, file]));
@@ -106,6 +108,15 @@ class FileSnapshot {
   pathIndex(): PathIndex {
     this.paths ??= new PathIndex(this.files.map((file) => file.path));
     return this.paths;
+  }
+
+  role(path: string): FileRole {
+    let role = this.roles.get(path);
+    if (!role) {
+      role = fileRole(path);
+      this.roles.set(path, role);
+    }
+    return role;
   }
 
   importResolver(): ImportResolver {
@@ -506,7 +517,7 @@ export async function search(
       .map(({ id, score }) => {
         const row = rows.get(id);
         if (!row) return { id, score: 0 };
-        return { id, score: score * weigh(row) * (!prior || named.has(id) ? 1 : prior[fileRole(row.path)]) };
+        return { id, score: score * weigh(row) * (!prior || named.has(id) ? 1 : prior[snapshot.role(row.path)]) };
       })
       .sort((a, b) => b.score - a.score || a.id - b.id);
   const prioritised = prior ? withPrior(candidates) : candidates;
