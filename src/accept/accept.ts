@@ -227,7 +227,8 @@ async function write(request: AcceptRequest, root: string, env: NodeJS.ProcessEn
   await markJournal(root, env, journal, "done", step);
 }
 
-function summary(report: Omit<AcceptReport, "message">, dryRun: boolean): string {
+/** The report's line for the user; `dryRun`: as a plan. */
+export function acceptSummary(report: Omit<AcceptReport, "message">, dryRun: boolean): string {
   const notes = [
     report.conflicts.length
       ? `${report.conflicts.length} conflicting file(s) (${report.conflicts.map((c) => c.path).join(", ")})`
@@ -301,5 +302,5 @@ export async function acceptChanges(request: AcceptRequest): Promise<AcceptRepor
     refused,
     planned: writing || request.dryRun ? plan.map(({ path, result }) => ({ path, result })) : [],
   };
-  return { ...report, message: summary(report, request.dryRun ?? false) };
+  return { ...report, message: acceptSummary(report, request.dryRun ?? false) };
 }

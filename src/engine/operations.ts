@@ -1,3 +1,4 @@
+import { acceptSummary } from "../accept/accept.js";
 import {
   AcceptError,
   acceptChanges,
@@ -311,7 +312,7 @@ const acceptOp: Handler<"accept"> = (ws, p, caller, call) =>
         confirmed: false,
         message:
           plan.planned.length === 0
-            ? plan.message
+            ? acceptSummary(plan, false)
             : "not accepted: the user did not confirm (nothing was written; the branch is kept)",
       });
     let verification: Verification | undefined;
