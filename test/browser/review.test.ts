@@ -142,7 +142,7 @@ describe("the review page", () => {
     expect(await folder()).toBe(MINE);
   });
 
-  it("refuses an edited merge when the user's file changed after the conflict was shown", async () => {
+  it("refuses an edited merge when the user's file changed after the conflict was shown, and shows it anew", async () => {
     await accept(2);
     await page.click('#result .conflict[data-path="values.ts"] button.choice[data-choice="edited"]');
     await page.locator("#result textarea.merge-edit").fill("not to be written\n");
@@ -153,6 +153,9 @@ describe("the review page", () => {
     await alert.waitFor();
     expect(await alert.textContent()).toContain("values.ts changed since you saw its conflict");
     expect(await folder()).toBe(later);
+    // the conflict is shown again as it is now: the merge to edit holds the line typed meanwhile
+    await page.click('#result .conflict[data-path="values.ts"] button.choice[data-choice="edited"]');
+    expect(await page.locator("#result textarea.merge-edit").inputValue()).toContain("// typed meanwhile");
     await writeFile(join(root, "values.ts"), MINE);
     // the refusal (409) is the one failed request the browser reports: it was asked for
     const refusal = problems.findIndex((problem) => problem.includes("status of 409"));

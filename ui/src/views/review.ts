@@ -1,5 +1,5 @@
 import { type HunkNote, hunkNotes } from "../annotate.js";
-import { get, send, wsPath } from "../api.js";
+import { ApiError, get, send, wsPath } from "../api.js";
 import { type DiffFile, type Hunk, parseDiff } from "../diff.js";
 import { type Child, fill, h } from "../dom.js";
 import { grammarFor, highlighted } from "../highlight.js";
@@ -140,15 +140,23 @@ export const reviewView: View = ({ workspace, params, main, go }) => {
     files?: string[];
     hunks?: number[];
   }
+  const acceptAnswer = (selection: Selection, resolve?: Resolution[]) =>
+    send<AcceptAnswer>("POST", wsPath(workspace.id, "branches", branch, "accept"), {
+      ...selection,
+      ...(resolve && resolve.length > 0 ? { resolve } : {}),
+      ...(verify.checked ? { verify: true } : {}),
+    });
   const accept = (selection: Selection, resolve?: Resolution[]): Promise<void> =>
     act("Accepting", async () => {
-      const answer = await send<AcceptAnswer>("POST", wsPath(workspace.id, "branches", branch, "accept"), {
-        ...selection,
-        ...(resolve && resolve.length > 0 ? { resolve } : {}),
-        ...(verify.checked ? { verify: true } : {}),
-      });
       // settling runs the same accept (the same files and hunks) with the choices made
-      return resultBox(answer, (chosen) => void accept(selection, chosen));
+      const drawn = (answer: AcceptAnswer) => resultBox(answer, (chosen) => void accept(selection, chosen));
+      try {
+        return drawn(await acceptAnswer(selection, resolve));
+      } catch (error) {
+        // the user's file changed since its conflict was shown: say so, and show the conflict as it is now
+        if (!(resolve && error instanceof ApiError && error.code === "STALE")) throw error;
+        return h("div", {}, errorBox(error), drawn(await acceptAnswer(selection)));
+      }
     });
 
   const fileBlock = (file: DiffFile, events: readonly EngineEvent[]): HTMLElement => {
