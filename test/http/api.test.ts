@@ -519,6 +519,30 @@ describe("the OpenAPI description", () => {
     );
     const accept = doc.paths["/api/workspaces/{workspace}/branches/{branch}/accept"]?.post;
     expect(accept?.parameters.map((p) => p.name)).toEqual(["workspace", "branch"]);
+    // the resolutions the page sends for conflicting files, as the engine checks them
+    expect(accept?.requestBody).toMatchObject({
+      content: {
+        "application/json": {
+          schema: {
+            properties: {
+              resolve: {
+                type: "array",
+                items: {
+                  type: "object",
+                  required: ["path", "choice"],
+                  additionalProperties: false,
+                  properties: {
+                    choice: { enum: ["ours", "theirs", "markers", "edited"] },
+                    yoursSha256: { type: "string", pattern: "^[0-9a-f]{64}$" },
+                    content: { type: "string" },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    });
     expect(logged).toEqual([]);
   });
 });
