@@ -11,7 +11,7 @@ import type { UmbraConfig } from "../config/config.js";
 import { changeDetail } from "../shadow/changes.js";
 import { formatDiff } from "../shadow/diff.js";
 import type { FileState, RecordedChange } from "../shadow/recorded.js";
-import { FileAccessError } from "../workspace/errors.js";
+import { FileAccessError, shownPath } from "../workspace/errors.js";
 import { sha256Hex } from "../workspace/hash.js";
 import type { NewEntry } from "../workspace/rooted.js";
 import { lstatIn } from "../workspace/rooted.js";
@@ -22,6 +22,7 @@ import { type ConflictHunk, mergeChange, type Resolution } from "./merge.js";
 import type { Refusal } from "./rules.js";
 import { screenDiff } from "./screen.js";
 import { crashSeam, type StepCounter } from "./seam.js";
+import { editableText, type Settlement, settle, settlementOf, userVersion } from "./settle.js";
 import { LARGE_FILE_BYTES, readUserEntry, type StateRecord, type UserEntry } from "./state.js";
 import { changedWhileAccepting, swapEntry, tmpName } from "./swap.js";
 import { removeTemps, restoreEntries } from "./undo.js";
@@ -32,8 +33,11 @@ export interface AcceptRequest {
   changes: readonly RecordedChange[];
   /** Only these files (paths of `changes`); `hunks` (1-based, of the file's diff) only with one file. */
   select?: { files?: readonly string[]; hunks?: readonly number[] };
-  /** How to settle each conflicting file, by path. */
-  resolve?: ReadonlyMap<string, Resolution>;
+  /**
+   * How to settle each conflicting file, by path (settle.ts): a path that is not among the files
+   * accepted, or does not conflict, is a USAGE error and nothing is written.
+   */
+  resolve?: ReadonlyMap<string, Resolution | Settlement>;
   /** true (default): any conflict and nothing is written; false: the clean files are written. */
   allOrNothing?: boolean;
   /** Plan only: merge, and return the results in `planned`; nothing is written, no journal. */
@@ -51,12 +55,23 @@ export interface AcceptReport {
   applied: string[];
   /** Paths that already hold the result (the user has the agent's change, or it is nothing). */
   unchanged: string[];
-  conflicts: { path: string; why: string; hunks: ConflictHunk[] }[];
+  conflicts: AcceptConflict[];
   refused: Refusal[];
   /** What each written (with `dryRun`: each to be written) path holds after the accept. */
   planned: { path: string; result: FileState }[];
   /** One line, for the user. */
   message: string;
+}
+
+/** A file the agent and the user changed in ways that do not merge by themselves. */
+export interface AcceptConflict {
+  path: string;
+  why: string;
+  hunks: ConflictHunk[];
+  /** The version of the user's file merged (settle.ts `userVersion`): a resolution may name it as a guard. */
+  yoursSha256: string;
+  /** A text conflict: the file as `markers` would write it, to edit (UTF-8, no CR, at most 1 MiB). */
+  markers?: string;
 }
 
 interface Planned {
@@ -103,8 +118,16 @@ function selected(request: AcceptRequest): readonly RecordedChange[] {
   const hunks = request.select?.hunks;
   if (hunks && files?.length !== 1)
     throw new AcceptError("USAGE", "hunks can be chosen only with exactly one file");
-  if (!files) return request.changes;
   const known = new Set(request.changes.map((change) => change.path));
+  const strays = [...(request.resolve?.keys() ?? [])].filter(
+    (path) => !known.has(path) || (files !== undefined && !files.includes(path)),
+  );
+  if (strays.length > 0)
+    throw new AcceptError(
+      "USAGE",
+      `a resolution names ${strays.map(shownPath).join(", ")}, which ${strays.length > 1 ? "are" : "is"} not among the files accepted`,
+    );
+  if (!files) return request.changes;
   const unknown = files.filter((path) => !known.has(path));
   if (unknown.length > 0) throw new AcceptError("USAGE", `the branch did not change ${unknown.join(", ")}`);
   const wanted = new Set(files);
@@ -204,7 +227,8 @@ async function write(request: AcceptRequest, root: string, env: NodeJS.ProcessEn
   await markJournal(root, env, journal, "done", step);
 }
 
-function summary(report: Omit<AcceptReport, "message">, dryRun: boolean): string {
+/** The report's line for the user; `dryRun`: as a plan. */
+export function acceptSummary(report: Omit<AcceptReport, "message">, dryRun: boolean): string {
   const notes = [
     report.conflicts.length
       ? `${report.conflicts.length} conflicting file(s) (${report.conflicts.map((c) => c.path).join(", ")})`
@@ -228,6 +252,7 @@ export async function acceptChanges(request: AcceptRequest): Promise<AcceptRepor
   const unchanged: string[] = [];
   const conflicts: AcceptReport["conflicts"] = [];
   const plan: Planned[] = [];
+  const settled = new Set<string>();
   for (const change of kept) {
     let user: UserEntry;
     try {
@@ -241,19 +266,31 @@ export async function acceptChanges(request: AcceptRequest): Promise<AcceptRepor
       refused.push({ path: change.path, why: "a folder or special file of yours stands there" });
       continue;
     }
-    const resolve = request.resolve?.get(change.path);
+    const given = request.resolve?.get(change.path);
     const hunks = request.select?.hunks;
-    const outcome = await mergeChange(change, user.state, {
-      ...(resolve ? { resolve } : {}),
-      ...(hunks ? { hunks } : {}),
-    });
+    const plain = await mergeChange(change, user.state, hunks ? { hunks } : {});
+    const outcome = given ? await settle(change, user, plain, settlementOf(given), hunks) : plain;
+    if (given) settled.add(change.path);
     const why = outcome.kind === "clean" ? resultRefusal(user.state, outcome.result) : undefined;
     if (why) refused.push({ path: change.path, why });
     else if (outcome.kind === "unchanged") unchanged.push(change.path);
-    else if (outcome.kind === "conflict")
-      conflicts.push({ path: change.path, why: outcome.why, hunks: outcome.hunks });
-    else plan.push({ path: change.path, user, result: outcome.result });
+    else if (outcome.kind === "conflict") {
+      const markers = editableText(outcome.merged);
+      conflicts.push({
+        path: change.path,
+        why: outcome.why,
+        hunks: outcome.hunks,
+        yoursSha256: user.record ? userVersion(user.record) : "",
+        ...(markers !== undefined ? { markers } : {}),
+      });
+    } else plan.push({ path: change.path, user, result: outcome.result });
   }
+  const unsettled = [...(request.resolve?.keys() ?? [])].filter((path) => !settled.has(path));
+  if (unsettled.length > 0)
+    throw new AcceptError(
+      "USAGE",
+      `${unsettled.map(shownPath).join(", ")} ${unsettled.length > 1 ? "are" : "is"} not in conflict (refused, or not merged): accept without a resolution for it (nothing was written)`,
+    );
   const allOrNothing = request.allOrNothing ?? true;
   const writing = !request.dryRun && plan.length > 0 && !(allOrNothing && conflicts.length > 0);
   if (writing) await withAcceptLock(root, env, () => write(request, root, env, plan));
@@ -265,5 +302,5 @@ export async function acceptChanges(request: AcceptRequest): Promise<AcceptRepor
     refused,
     planned: writing || request.dryRun ? plan.map(({ path, result }) => ({ path, result })) : [],
   };
-  return { ...report, message: summary(report, request.dryRun ?? false) };
+  return { ...report, message: acceptSummary(report, request.dryRun ?? false) };
 }

@@ -20,7 +20,8 @@ export type MergeOutcome =
   /** Nothing to write: the user already has the result, or the agent changed nothing there. */
   | { kind: "unchanged" }
   | { kind: "clean"; result: FileState }
-  | { kind: "conflict"; why: string; hunks: ConflictHunk[] };
+  /** `merged`: for a text conflict, the file as `markers` would write it (diff3 markers, labels yours/agent). */
+  | { kind: "conflict"; why: string; hunks: ConflictHunk[]; merged?: Buffer };
 
 export interface MergeOptions {
   resolve?: Resolution;
@@ -133,6 +134,7 @@ export async function mergeChange(
       kind: "conflict",
       why: `${created}${merged.conflicts} conflicting hunk(s): you and the agent changed the same lines`,
       hunks: conflictHunks(ours.toString("latin1"), merged.merged.toString("latin1")),
+      merged: merged.merged,
     };
   }
   if (mode === user.mode && merged.merged.equals(ours)) return UNCHANGED;

@@ -9,6 +9,7 @@ const ENGINE_INPUT_ERRORS: ReadonlySet<string> = new Set([
   "REFUSED",
   "UNAVAILABLE",
   "BUSY",
+  "STALE",
 ]);
 
 /** Exit status for an error: 2 for bad usage or input, 1 for a failure of the work itself. */

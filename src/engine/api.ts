@@ -98,6 +98,37 @@ export const runParams = z.object({
   reason: z.string().max(2000).optional(),
 });
 
+/** How the user settles one conflicting file (src/accept/settle.ts). */
+export const resolutionParams = z
+  .object({
+    path,
+    choice: z
+      .enum(["ours", "theirs", "markers", "edited"])
+      .describe(
+        "ours: keep the user's side of each conflicting region; theirs: take the agent's; markers: write both with conflict markers, to edit after; edited: write `content` exactly",
+      ),
+    content: z
+      .string()
+      .max(16 * 1024 * 1024)
+      .optional()
+      .describe("with edited (only): the file's new text, written as UTF-8 exactly"),
+    yoursSha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, "a SHA-256 in hex, as the conflict's yoursSha256")
+      .optional()
+      .describe(
+        "the conflict's yoursSha256 (the user's file as merged): the accept is refused, nothing written, when the file changed since; required with edited",
+      ),
+  })
+  .strict()
+  .refine((r) => (r.choice === "edited") === (r.content !== undefined), {
+    message: "content goes with choice edited, and only with it",
+  })
+  .refine((r) => r.choice !== "edited" || r.yoursSha256 !== undefined, {
+    message: "choice edited needs the conflict's yoursSha256",
+  });
+export type ResolutionParams = z.infer<typeof resolutionParams>;
+
 export const acceptParams = z.object({
   root,
   branch,
@@ -108,6 +139,14 @@ export const acceptParams = z.object({
     .max(100_000)
     .optional()
     .describe("with exactly one file in `files`: only these hunks of it, numbered from 1 as in its diff"),
+  resolve: z
+    .array(resolutionParams)
+    .min(1)
+    .max(10_000)
+    .optional()
+    .describe(
+      "how to settle conflicting files, one entry per file (a path that does not conflict is refused, nothing written)",
+    ),
   partial: z.boolean().default(false),
   verify: z
     .union([z.boolean(), z.string().min(1).max(100_000)])

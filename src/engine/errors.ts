@@ -12,6 +12,8 @@ export type EngineErrorCode =
   | "REFUSED"
   /** Another process holds what the request needs (a branch an agent session works in). */
   | "BUSY"
+  /** What the request was made from changed since (the user's file, edited after its conflict was shown). */
+  | "STALE"
   /** What the request needs is not there: no index yet, no language server for the file. */
   | "UNAVAILABLE"
   /** The caller stopped the request (an MCP cancellation, Ctrl-C). */
@@ -26,6 +28,7 @@ const CODES: ReadonlySet<string> = new Set<EngineErrorCode>([
   "NOT_FOUND",
   "REFUSED",
   "BUSY",
+  "STALE",
   "UNAVAILABLE",
   "CANCELLED",
   "NO_ENGINE",

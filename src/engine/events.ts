@@ -32,9 +32,13 @@ export class EventLog {
     return event;
   }
 
-  /** The kept events after id `after` (all kept ones for 0), oldest first. */
+  /**
+   * The kept events after id `after` (all kept ones for 0), oldest first. A cursor past the last id is
+   * an earlier engine's (ids begin again with each engine): all kept ones, so that none is skipped.
+   */
   since(after: number): LiveEvent[] {
-    const first = this.recent.findIndex((event) => event.id > after);
+    const from = after > this.last ? 0 : after;
+    const first = this.recent.findIndex((event) => event.id > from);
     return first < 0 ? [] : this.recent.slice(first);
   }
 

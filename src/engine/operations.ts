@@ -1,4 +1,11 @@
-import { AcceptError, acceptChanges, rebaseBranch, undoLastAccept } from "../accept/index.js";
+import { acceptSummary } from "../accept/accept.js";
+import {
+  AcceptError,
+  acceptChanges,
+  rebaseBranch,
+  type Settlement,
+  undoLastAccept,
+} from "../accept/index.js";
 import { type Verification, verifyAccept } from "../accept/verify.js";
 import { CassetteError } from "../agent/cassette.js";
 import { agentChanges } from "../agent/run.js";
@@ -242,8 +249,27 @@ function verifyCommand(ws: Workspace, verify: string | boolean): string | undefi
   return ws.config.agent.testCommand ?? ws.config.agent.workspaceTestCommand;
 }
 
+/** The resolutions asked, by workspace-relative path (untrusted: a path out of the workspace is refused). */
+function settlements(ws: Workspace, given: ParsedParamsOf<"accept">["resolve"]): Map<string, Settlement> {
+  const out = new Map<string, Settlement>();
+  for (const { path, choice, content, yoursSha256 } of given ?? []) {
+    const rel = cleanPath(path, ws.root);
+    if (!rel)
+      throw new EngineError("BAD_REQUEST", `resolve: ${shownPath(path)} is not a file inside the workspace`);
+    if (out.has(rel))
+      throw new EngineError("BAD_REQUEST", `resolve: ${shownPath(rel)} is given more than once`);
+    out.set(rel, {
+      choice,
+      ...(content !== undefined ? { content: Buffer.from(content, "utf8") } : {}),
+      ...(yoursSha256 !== undefined ? { yoursSha256 } : {}),
+    });
+  }
+  return out;
+}
+
 const acceptOp: Handler<"accept"> = (ws, p, caller, call) =>
   ws.inBranch(p.branch, async ({ branch }): Promise<AcceptResult> => {
+    const resolve = settlements(ws, p.resolve);
     const changes = await agentChanges(branch);
     const request = {
       root: ws.root,
@@ -251,11 +277,14 @@ const acceptOp: Handler<"accept"> = (ws, p, caller, call) =>
       allOrNothing: !p.partial,
       config: ws.config,
       env: ws.env,
+      ...(resolve.size > 0 ? { resolve } : {}),
       ...(p.files || p.hunks ? { select: { files: p.files, ...(p.hunks ? { hunks: p.hunks } : {}) } } : {}),
     };
     const fail = (error: unknown): never => {
       if (error instanceof AcceptError && error.code === "USAGE")
         throw new EngineError("BAD_REQUEST", error.message);
+      if (error instanceof AcceptError && error.code === "CHANGED")
+        throw new EngineError("STALE", error.message);
       throw error;
     };
     const plan = await acceptChanges({ ...request, dryRun: true }).catch(fail);
@@ -283,7 +312,7 @@ const acceptOp: Handler<"accept"> = (ws, p, caller, call) =>
         confirmed: false,
         message:
           plan.planned.length === 0
-            ? plan.message
+            ? acceptSummary(plan, false)
             : "not accepted: the user did not confirm (nothing was written; the branch is kept)",
       });
     let verification: Verification | undefined;

@@ -35,6 +35,7 @@ export const ENGINE_STATUS: Record<EngineErrorCode, number> = {
   REFUSED: 403,
   NOT_FOUND: 404,
   BUSY: 409,
+  STALE: 409,
   // the client went away (nginx's "client closed request"): nobody reads this answer
   CANCELLED: 499,
   INTERNAL: 500,

@@ -34,7 +34,8 @@ const EVENT_PARAMETERS = [
     in: "query",
     required: false,
     schema: { type: "integer", minimum: 0 },
-    description: "replay the kept events after this id",
+    description:
+      "replay the kept events after this id (an id past the engine's last is an earlier engine's: all kept ones are replayed)",
   },
   {
     name: "Last-Event-ID",

@@ -105,7 +105,9 @@ export function diffText(result: DiffResult): string {
   return parts.join("\n");
 }
 
-function conflictLines(conflicts: AcceptResult["conflicts"]): string[] {
+function conflictLines(
+  conflicts: readonly { path: string; why: string; hunks: readonly unknown[] }[],
+): string[] {
   return conflicts.map(
     (conflict) =>
       `  ${oneLine(conflict.path)}: ${conflict.why}${conflict.hunks.length > 0 ? ` (${plural(conflict.hunks.length, "region")})` : ""}`,

@@ -235,7 +235,9 @@ export const TOOLS: { [N in ToolOperation]: ToolSpec<N> } = {
       "user confirms (or enabled accepts in their own settings); when the client cannot ask, nothing is " +
       "accepted and the result says so. `files` accepts only those (`hunks`, with one file: only those " +
       "hunks of it, numbered as in its diff); `partial` writes what merges cleanly " +
-      "even when other files conflict. A fully accepted branch is discarded.",
+      "even when other files conflict. `resolve` settles a conflicting file the way the user chose (ours, " +
+      "theirs, markers, or an edited text guarded by the conflict's yoursSha256); a path that does not " +
+      "conflict is refused. A fully accepted branch is discarded.",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     text: acceptText,
   },

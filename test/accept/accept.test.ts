@@ -89,6 +89,8 @@ describe("acceptChanges", () => {
         path: "b.txt",
         why: expect.stringContaining("conflicting hunk"),
         hunks: [expect.objectContaining({ line: 2 })],
+        yoursSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        markers: expect.stringContaining("<<<<<<< yours"),
       },
     ]);
     expect(report.message).toContain("nothing was written");

@@ -145,7 +145,12 @@ describe("umbra shadow apply: the user edits while the agent works", () => {
     const out = apply(id);
     expect(out.code).toBe(1);
     expect(out.report.conflicts).toEqual([
-      { path: "f.txt", why: "you deleted or renamed it and the agent changed it", hunks: [] },
+      {
+        path: "f.txt",
+        why: "you deleted or renamed it and the agent changed it",
+        hunks: [],
+        yoursSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
     ]);
     expect(files()).toEqual({});
   });

@@ -84,6 +84,8 @@ describe("accepting an agent's changes", () => {
         path: "billing/tax.ts",
         why: expect.stringContaining("conflicting hunk"),
         hunks: [expect.objectContaining({ yours: expect.stringContaining("food: 6") })],
+        yoursSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        markers: expect.stringContaining("food: 6"),
       },
     ]);
     expect(apply.message).toMatch(/nothing was written/);
@@ -123,7 +125,12 @@ describe("accepting an agent's changes", () => {
     expect(await readFile(bin)).toEqual(users);
     expect(apply.written).toBe(false);
     expect(apply.conflicts).toEqual([
-      { path: "logo.bin", why: "a binary file both you and the agent changed", hunks: [] },
+      {
+        path: "logo.bin",
+        why: "a binary file both you and the agent changed",
+        hunks: [],
+        yoursSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
     ]);
     expect(await readFile(tax(), "utf8")).toContain("  food: 7,");
   });

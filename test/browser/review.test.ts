@@ -14,13 +14,17 @@ import { launchBrowser, repository, screenshot } from "./harness.js";
 // The review and search pages in a real browser, over an engine of this process: a branch an agent
 // edited in two places is reviewed hunk by hunk; accepting one hunk writes exactly that hunk into the
 // user's folder; undo takes it back; a concurrent edit of the user's is shown as a conflict and nothing
-// is written; text from the workspace stays text.
+// is written, then settled in place (the agent's side, or the merge edited by hand, refused when the
+// file changed since it was shown); text from the workspace stays text.
 
 const LINES = Array.from({ length: 30 }, (_, i) => `export const v${i + 1} = ${i + 1};`);
 const BASE = `${LINES.join("\n")}\n`;
 /** The agent's change: line 2 and line 28 (two hunks, far enough apart), and a line of HTML. */
 const HOSTILE = '// <img src=x onerror="window.__pwned = 1"><script>window.__pwned = 2</script>';
-const BRANCH = `${LINES.map((line, i) => (i === 1 ? "export const v2 = 200;" : i === 27 ? `export const v28 = 2800; ${HOSTILE}` : line)).join("\n")}\n`;
+const AGENT_28 = `export const v28 = 2800; ${HOSTILE}`;
+const BRANCH = `${LINES.map((line, i) => (i === 1 ? "export const v2 = 200;" : i === 27 ? AGENT_28 : line)).join("\n")}\n`;
+/** The user's concurrent edit of the line the agent's second hunk changes. */
+const MINE = BASE.replace("export const v28 = 28;", "export const v28 = -28; // mine");
 const ONLY_FIRST = BASE.replace("export const v2 = 2;", "export const v2 = 200;");
 
 let home: string;
@@ -92,7 +96,7 @@ describe("the review page", () => {
   });
 
   it("shows a conflict with the user's concurrent edit and writes nothing", async () => {
-    const mine = BASE.replace("export const v28 = 28;", "export const v28 = -28; // mine");
+    const mine = MINE;
     await writeFile(join(root, "values.ts"), mine);
     await accept(2);
     await page.locator("#result .conflict").waitFor();
@@ -100,6 +104,63 @@ describe("the review page", () => {
     expect(await page.locator("#result .conflict .yours").first().textContent()).toContain("-28");
     expect(await folder()).toBe(mine);
     await screenshot(page, "review-conflict");
+  });
+
+  it("settles the conflict in place with the agent's side; undo gives the user's bytes back", async () => {
+    const settle = page.locator('#result .conflict[data-path="values.ts"] button.choice');
+    expect(await settle.allTextContents()).toEqual([
+      "Keep mine",
+      "Take the agent's",
+      "Both, with markers",
+      "Edit the merge",
+    ]);
+    expect(await page.isDisabled("#result button.settle")).toBe(true);
+    await page.click('#result .conflict[data-path="values.ts"] button.choice[data-choice="theirs"]');
+    await page.click("#result button.settle");
+    const status = page.locator("#result [role=status]");
+    await status.waitFor();
+    expect(await status.textContent()).toContain("applied 1 file");
+    expect(await folder()).toBe(BASE.replace("export const v28 = 28;", AGENT_28));
+    await page.click("#undo");
+    await page.locator("#result [role=status]", { hasText: "values.ts" }).waitFor();
+    expect(await folder()).toBe(MINE);
+  });
+
+  it("writes exactly the merge the user edited, and undo takes it back", async () => {
+    await accept(2);
+    await page.click('#result .conflict[data-path="values.ts"] button.choice[data-choice="edited"]');
+    const editor = page.locator("#result textarea.merge-edit");
+    expect(await editor.inputValue()).toContain("<<<<<<< yours\nexport const v28 = -28; // mine\n");
+    const edited = BASE.replace("export const v28 = 28;", "export const v28 = -2800; // both, by hand");
+    await editor.fill(edited);
+    await screenshot(page, "review-conflict-edit");
+    await page.click("#result button.settle");
+    await page.locator("#result [role=status]").waitFor();
+    expect(await folder()).toBe(edited);
+    await page.click("#undo");
+    await page.locator("#result [role=status]", { hasText: "values.ts" }).waitFor();
+    expect(await folder()).toBe(MINE);
+  });
+
+  it("refuses an edited merge when the user's file changed after the conflict was shown, and shows it anew", async () => {
+    await accept(2);
+    await page.click('#result .conflict[data-path="values.ts"] button.choice[data-choice="edited"]');
+    await page.locator("#result textarea.merge-edit").fill("not to be written\n");
+    const later = MINE.replace("export const v5 = 5;", "export const v5 = 5; // typed meanwhile");
+    await writeFile(join(root, "values.ts"), later);
+    await page.click("#result button.settle");
+    const alert = page.locator("#result [role=alert]");
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain("values.ts changed since you saw its conflict");
+    expect(await folder()).toBe(later);
+    // the conflict is shown again as it is now: the merge to edit holds the line typed meanwhile
+    await page.click('#result .conflict[data-path="values.ts"] button.choice[data-choice="edited"]');
+    expect(await page.locator("#result textarea.merge-edit").inputValue()).toContain("// typed meanwhile");
+    await writeFile(join(root, "values.ts"), MINE);
+    // the refusal (409) is the one failed request the browser reports: it was asked for
+    const refusal = problems.findIndex((problem) => problem.includes("status of 409"));
+    expect(refusal).toBeGreaterThanOrEqual(0);
+    problems.splice(refusal, 1);
   });
 });
 

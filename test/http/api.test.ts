@@ -411,6 +411,80 @@ describe("accepting one hunk", () => {
   });
 });
 
+describe("settling a conflict", () => {
+  it("takes the page's resolution; bad ones are BAD_REQUEST and a stale one STALE, with nothing changed", async () => {
+    const lines = Array.from({ length: 12 }, (_, i) => `row ${i + 1}`);
+    const text = (edit: (line: string, i: number) => string) => `${lines.map(edit).join("\n")}\n`;
+    await writeFile(
+      join(root, "rows.txt"),
+      text((line) => line),
+    );
+    const id = body<BranchSummary>(await page.send("POST", `${ws}/branches`, {})).id;
+    await agent.call("writeFile", {
+      root,
+      branch: id,
+      path: "rows.txt",
+      content: text((line, i) => (i === 1 ? "row 2 (agent)" : line)),
+    });
+    const mine = text((line, i) => (i === 1 ? "row 2 (mine)" : line));
+    await writeFile(join(root, "rows.txt"), mine);
+    const accept = (payload: unknown) => page.send("POST", `${ws}/branches/${id}/accept`, payload);
+    const first = body<{
+      written: boolean;
+      conflicts: { path: string; yoursSha256: string; markers?: string }[];
+    }>(await accept({}));
+    expect(first.written).toBe(false);
+    const [conflict] = first.conflicts;
+    expect(conflict).toMatchObject({ path: "rows.txt", markers: expect.stringContaining("row 2 (agent)") });
+    const seen = conflict?.yoursSha256 ?? "";
+    const edited = { path: "rows.txt", choice: "edited", content: "settled by hand\n", yoursSha256: seen };
+    await changesNothing(async () => {
+      for (const resolve of [
+        [],
+        [{ path: "../rows.txt", choice: "ours" }],
+        [{ path: `${root}/../x`, choice: "theirs" }],
+        [{ path: "rows.txt", choice: "mine" }],
+        [{ path: "rows.txt", choice: "ours", extra: 1 }],
+        [{ path: "rows.txt", choice: "ours", content: "x" }],
+        [{ path: "rows.txt", choice: "edited", content: "x" }],
+        [{ path: "rows.txt", choice: "ours", yoursSha256: "not-a-hash" }],
+        [
+          { path: "rows.txt", choice: "ours" },
+          { path: "./rows.txt", choice: "theirs" },
+        ],
+        // the branch did not change math.ts
+        [{ path: "math.ts", choice: "ours" }],
+      ]) {
+        const bad = await accept({ resolve });
+        expect(bad.status, JSON.stringify(resolve)).toBe(400);
+        expect(errorOf(bad)?.code).toBe("BAD_REQUEST");
+      }
+      expect((await accept({ resolve: "rows.txt" })).status).toBe(400);
+    });
+    // the user types on after seeing the conflict: the edit made from the old version is refused
+    const later = mine.replace("row 9", "row 9 (typed later)");
+    await writeFile(join(root, "rows.txt"), later);
+    await changesNothing(async () => {
+      const stale = await accept({ resolve: [edited] });
+      expect(stale.status).toBe(409);
+      expect(errorOf(stale)).toMatchObject({
+        code: "STALE",
+        message: expect.stringContaining("changed since"),
+      });
+    });
+    await writeFile(join(root, "rows.txt"), mine);
+    const done = await accept({ resolve: [edited] });
+    expect(body<{ written: boolean; applied: string[] }>(done)).toMatchObject({
+      written: true,
+      applied: ["rows.txt"],
+    });
+    expect(await readFile(join(root, "rows.txt"), "utf8")).toBe("settled by hand\n");
+    expect((await page.send("POST", `${ws}/undo`)).status).toBe(200);
+    expect(await readFile(join(root, "rows.txt"), "utf8")).toBe(mine);
+    await page.send("DELETE", `${ws}/branches/${id}`).catch(() => undefined);
+  });
+});
+
 describe("the OpenAPI description", () => {
   it("describes every route, with the input the engine's schemas check", async () => {
     const answer = await bearer.get("/api/openapi.json");
@@ -445,6 +519,30 @@ describe("the OpenAPI description", () => {
     );
     const accept = doc.paths["/api/workspaces/{workspace}/branches/{branch}/accept"]?.post;
     expect(accept?.parameters.map((p) => p.name)).toEqual(["workspace", "branch"]);
+    // the resolutions the page sends for conflicting files, as the engine checks them
+    expect(accept?.requestBody).toMatchObject({
+      content: {
+        "application/json": {
+          schema: {
+            properties: {
+              resolve: {
+                type: "array",
+                items: {
+                  type: "object",
+                  required: ["path", "choice"],
+                  additionalProperties: false,
+                  properties: {
+                    choice: { enum: ["ours", "theirs", "markers", "edited"] },
+                    yoursSha256: { type: "string", pattern: "^[0-9a-f]{64}$" },
+                    content: { type: "string" },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    });
     expect(logged).toEqual([]);
   });
 });

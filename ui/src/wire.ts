@@ -37,7 +37,15 @@ export interface AcceptAnswer {
   written: boolean;
   applied: string[];
   unchanged: string[];
-  conflicts: { path: string; why: string; hunks: ConflictHunk[] }[];
+  conflicts: {
+    path: string;
+    why: string;
+    hunks: ConflictHunk[];
+    /** The version of the user's file merged: sent back with a resolution, which is refused if it changed. */
+    yoursSha256: string;
+    /** A text conflict: the whole file with conflict markers, to edit (absent: settle by choice only). */
+    markers?: string;
+  }[];
   refused: { path: string; why: string }[];
   message: string;
   confirmed: boolean;
@@ -48,6 +56,16 @@ export interface AcceptAnswer {
     problems: string[];
     tests?: { command: string; passed: boolean; exitCode: number | null };
   };
+}
+
+export type ResolutionChoice = "ours" | "theirs" | "markers" | "edited";
+
+/** How the user settles one conflicting file (the accept's `resolve`); `content` only with edited. */
+export interface Resolution {
+  path: string;
+  choice: ResolutionChoice;
+  yoursSha256: string;
+  content?: string;
 }
 
 export interface UndoAnswer {

@@ -1,5 +1,5 @@
 import { type HunkNote, hunkNotes } from "../annotate.js";
-import { get, send, wsPath } from "../api.js";
+import { ApiError, get, send, wsPath } from "../api.js";
 import { type DiffFile, type Hunk, parseDiff } from "../diff.js";
 import { type Child, fill, h } from "../dom.js";
 import { grammarFor, highlighted } from "../highlight.js";
@@ -9,15 +9,18 @@ import type {
   Branch,
   DiffAnswer,
   EngineEvent,
+  Resolution,
   SessionDetail,
   SessionSummary,
   UndoAnswer,
 } from "../wire.js";
+import { conflictsBox } from "./conflicts.js";
 
 /**
  * The review page: a branch's diff against its base, highlighted, with accept per file and per hunk
  * (the engine merges three ways with the user's folder and reports conflicts with their concurrent
- * edits, shown here), rebase (bring those edits into the branch), and undo of the last accept.
+ * edits, shown and settled here: conflicts.ts), rebase (bring those edits into the branch), and undo of
+ * the last accept.
  */
 
 function lineRow(line: Hunk["lines"][number], grammar: unknown): HTMLElement {
@@ -70,7 +73,8 @@ async function sessionEvents(workspace: string, branch: string): Promise<EngineE
   return (await get<SessionDetail>(wsPath(workspace, "sessions", maker.id))).events;
 }
 
-function resultBox(answer: AcceptAnswer): HTMLElement {
+/** An accept's answer; `settle` accepts again with the resolutions the user chose for its conflicts. */
+function resultBox(answer: AcceptAnswer, settle: (resolve: Resolution[]) => void): HTMLElement {
   return h(
     "div",
     { class: answer.written ? "result ok" : "result held", role: "status" },
@@ -99,38 +103,7 @@ function resultBox(answer: AcceptAnswer): HTMLElement {
             : null,
         )
       : null,
-    answer.conflicts.length > 0
-      ? h(
-          "div",
-          { class: "conflicts" },
-          h("h3", {}, "Conflicts with your edits"),
-          answer.conflicts.map((conflict) =>
-            h(
-              "div",
-              { class: "conflict" },
-              h("p", {}, h("code", {}, conflict.path), ` — ${conflict.why}`),
-              conflict.hunks.map((hunk) =>
-                h(
-                  "div",
-                  { class: "conflict-hunk" },
-                  h(
-                    "p",
-                    { class: "muted" },
-                    `your lines ${hunk.line}–${hunk.line + Math.max(hunk.lines - 1, 0)}`,
-                  ),
-                  h(
-                    "div",
-                    { class: "sides" },
-                    h("pre", { class: "yours" }, hunk.yours),
-                    h("pre", { class: "agent" }, hunk.agent),
-                  ),
-                ),
-              ),
-            ),
-          ),
-          h("p", { class: "muted" }, "Rebase the branch to bring your edits into it, then accept again."),
-        )
-      : null,
+    answer.conflicts.length > 0 ? conflictsBox(answer.conflicts, settle) : null,
     answer.refused.length > 0
       ? h(
           "ul",
@@ -163,13 +136,27 @@ export const reviewView: View = ({ workspace, params, main, go }) => {
     }
   };
 
-  const accept = (selection: { files?: string[]; hunks?: number[] }) =>
+  interface Selection {
+    files?: string[];
+    hunks?: number[];
+  }
+  const acceptAnswer = (selection: Selection, resolve?: Resolution[]) =>
+    send<AcceptAnswer>("POST", wsPath(workspace.id, "branches", branch, "accept"), {
+      ...selection,
+      ...(resolve && resolve.length > 0 ? { resolve } : {}),
+      ...(verify.checked ? { verify: true } : {}),
+    });
+  const accept = (selection: Selection, resolve?: Resolution[]): Promise<void> =>
     act("Accepting", async () => {
-      const answer = await send<AcceptAnswer>("POST", wsPath(workspace.id, "branches", branch, "accept"), {
-        ...selection,
-        ...(verify.checked ? { verify: true } : {}),
-      });
-      return resultBox(answer);
+      // settling runs the same accept (the same files and hunks) with the choices made
+      const drawn = (answer: AcceptAnswer) => resultBox(answer, (chosen) => void accept(selection, chosen));
+      try {
+        return drawn(await acceptAnswer(selection, resolve));
+      } catch (error) {
+        // the user's file changed since its conflict was shown: say so, and show the conflict as it is now
+        if (!(resolve && error instanceof ApiError && error.code === "STALE")) throw error;
+        return h("div", {}, errorBox(error), drawn(await acceptAnswer(selection)));
+      }
     });
 
   const fileBlock = (file: DiffFile, events: readonly EngineEvent[]): HTMLElement => {
