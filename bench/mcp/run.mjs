@@ -8,12 +8,13 @@
  *   search   warm `search` over MCP over ≥100k chunks (p50/p95), agent-style queries and whole issue
  *            texts; beside it search() in this process (no transport, no previews), `umbra search --json`
  *            as a process per query with the engine (warm) and without it (UMBRA_ENGINE=off: cold), and
- *            `rg -l -w IDENTIFIER` over the tree;
+ *            `rg -l -w IDENTIFIER` over the tree; and the first search after each of a few edits of the tree
+ *            (once the engine's watcher synced it: the index it opened anew answers);
  *   lints    warm TypeScript `lints` over MCP on hono: branch_create, then edit → lints cycles (p50);
  *   clients  engine memory with N MCP clients (default 10) connected and working at once, each in its own
  *            branch of hono (search, edit, lints), sampled from the engine's `status`.
  * The engine is stopped before and after the run, so each run measures a fresh one.
- * Usage: node bench/mcp/run.mjs [--big DIR] [--home DIR] [--rounds N] [--settle SECONDS] [--cli-queries N] [--lint-cycles N]
+ * Usage: node bench/mcp/run.mjs [--cli PATH] [--big DIR] [--home DIR] [--rounds N] [--settle SECONDS] [--cli-queries N] [--edits N] [--lint-cycles N]
  *          [--clients N] [--client-seconds S] [--sections search,lints,clients] [--out FILE]
  */
 import { spawnSync } from "node:child_process";
@@ -27,10 +28,11 @@ import { honoProject, percentile, treeRssMiB } from "../lint/projects.mjs";
 import { AGENT_QUERIES, issueQueries, rgFiles } from "./queries.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const CLI = join(ROOT, "dist", "cli", "main.js");
 const WORK = join(ROOT, "bench", ".work", "mcp");
 const { values } = parseArgs({
   options: {
+    // the build measured (default this checkout's): another one's dist/cli/main.js compares two builds
+    cli: { type: "string", default: join(ROOT, "dist", "cli", "main.js") },
     big: { type: "string", default: join(ROOT, "bench", ".work", "big") },
     // the data directory bench/speed (section 4) indexes the big tree into: indexed once for both
     home: { type: "string", default: join(ROOT, "bench", ".work", "speed", "home-big") },
@@ -38,6 +40,8 @@ const { values } = parseArgs({
     // seconds to wait after the warm-up (and the engine's first check of the tree) before measuring
     settle: { type: "string", default: "10" },
     "cli-queries": { type: "string", default: "12" },
+    // searches timed right after an edit of the tree (each once the engine has synced it)
+    edits: { type: "string", default: "8" },
     "lint-cycles": { type: "string", default: "20" },
     clients: { type: "string", default: "10" },
     "client-seconds": { type: "string", default: "60" },
@@ -45,6 +49,7 @@ const { values } = parseArgs({
     out: { type: "string", default: join(ROOT, "bench", "out", "mcp.json") },
   },
 });
+const CLI = resolve(values.cli);
 const big = resolve(values.big);
 const sections = new Set(values.sections.split(","));
 const env = { ...process.env, UMBRA_HOME: resolve(values.home) };
@@ -122,6 +127,49 @@ const results = /** @type {Record<string, unknown>} */ ({
   at: new Date().toISOString(),
   machine: `${process.platform} ${process.arch}, node ${process.version}, load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`,
 });
+
+/** A source file of the big tree that the edits below append a comment to (and restore after). */
+const EDITED = "pallets+flask/src/flask/helpers.py";
+
+/**
+ * Warm search right after the user saved a file: `n` times, a comment appended to EDITED, the engine's
+ * watcher left to sync it (its status reports the sync done), then one search (the first on the index
+ * opened after the sync) and the same search again. The file is restored afterwards.
+ * @param {Awaited<ReturnType<typeof connect>>} mcp
+ * @param {number} n
+ */
+async function searchesAfterEdits(mcp, n) {
+  const file = join(big, EDITED);
+  const original = readFileSync(file);
+  const first = [];
+  const again = [];
+  const syncMs = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const before = (await mcp.call("status", {})).index?.lastSync;
+      const edited = performance.now();
+      writeFileSync(file, Buffer.concat([original, Buffer.from(`\n# edited by bench/mcp ${i}\n`)]));
+      for (;;) {
+        const index = (await mcp.call("status", {})).index;
+        if (index?.lastSync !== before && !index?.syncing) break;
+        if (performance.now() - edited > 120_000) throw new Error("the engine did not sync an edit in 2 min");
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      syncMs.push(performance.now() - edited);
+      const query = AGENT_QUERIES[i % AGENT_QUERIES.length] ?? "";
+      first.push((await mcp.timedCall("search", { query, limit: 10 })).ms);
+      again.push((await mcp.timedCall("search", { query, limit: 10 })).ms);
+    }
+  } finally {
+    writeFileSync(file, original);
+  }
+  return {
+    edits: n,
+    firstSearch: summary(first),
+    sameSearchAgain: summary(again),
+    editToSynced: summary(syncMs),
+  };
+}
 
 // 1. Warm search over MCP, next to search() in process, the CLI process and rg, in the same run.
 if (sections.has("search")) {
@@ -203,6 +251,8 @@ if (sections.has("search")) {
     };
     log(`${name}: ${JSON.stringify(bySet[name])}`);
   }
+  bySet.afterEdit = await searchesAfterEdits(mcp, Number(values.edits));
+  log(`after an edit: ${JSON.stringify(bySet.afterEdit)}`);
   const engine = (await mcp.call("status", {})).engine;
   await mcp.close();
   index.close();

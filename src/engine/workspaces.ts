@@ -9,6 +9,7 @@ import { workspaceDir } from "../config/paths.js";
 import { NotIndexedError } from "../index/embedders.js";
 import { type IndexProgress, indexWorkspace } from "../index/indexer.js";
 import { type OpenedIndex, openIndex } from "../index/open.js";
+import { warmSearch } from "../index/search/searcher.js";
 import { watchWorkspace } from "../index/watcher.js";
 import { branchLauncher } from "../lsp/branch-launcher.js";
 import { LspHost } from "../lsp/index.js";
@@ -257,6 +258,13 @@ export class Workspace {
       if (this.slot && c.added + c.modified + c.removed + c.renamed > 0) {
         const fresh = await openIndex(this.root, this.config, this.env);
         const old = this.slot;
+        // ready before it is used: the search after an edit answers as fast as the one before it
+        try {
+          warmSearch(fresh, old.index);
+        } catch (error) {
+          fresh.close();
+          throw error;
+        }
         this.slot = { index: fresh, users: 0, retired: false };
         old.retired = true;
         if (old.users === 0) old.index.close();

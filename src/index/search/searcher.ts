@@ -105,6 +105,26 @@ class FileSnapshot {
     this.byName = filesByName(files);
   }
 
+  /**
+   * Takes over what an earlier snapshot derived and still holds here: with the same paths (an edit changes
+   * contents, not names), its path index, import resolver and roles; the imports it read of files whose
+   * contents are the same.
+   */
+  inherit(earlier: FileSnapshot): void {
+    const same =
+      earlier.files.length === this.files.length &&
+      earlier.files.every((file, i) => file.path === this.files[i]?.path);
+    if (same) {
+      this.paths ??= earlier.paths;
+      this.imports ??= earlier.imports;
+      for (const [path, role] of earlier.roles) this.roles.set(path, role);
+    }
+    for (const [key, imports] of earlier.importsRead) {
+      const path = key.slice(0, key.indexOf("\0"));
+      if (key === `${path}\0${this.byPath.get(path)?.hash}`) this.importsRead.set(key, imports);
+    }
+  }
+
   pathIndex(): PathIndex {
     this.paths ??= new PathIndex(this.files.map((file) => file.path));
     return this.paths;
@@ -126,14 +146,32 @@ class FileSnapshot {
 }
 
 const snapshots = new WeakMap<readonly FileRow[], FileSnapshot>();
+/** Each store's latest snapshot, for the index that replaces it (its files may have been read anew since). */
+const latest = new WeakMap<LexicalStore, FileSnapshot>();
 
-function snapshotOf(files: readonly FileRow[]): FileSnapshot {
+function snapshotOf(lexical: LexicalStore): FileSnapshot {
+  const files = lexical.files();
   let snapshot = snapshots.get(files);
   if (!snapshot) {
     snapshot = new FileSnapshot(files);
     snapshots.set(files, snapshot);
   }
+  latest.set(lexical, snapshot);
   return snapshot;
+}
+
+/**
+ * Makes an index ready to answer at once: reads what every search reads and builds what searches derive
+ * from its files, taking over from `earlier` (the index it replaces) what is still the same. A long-lived
+ * process calls it when it opens an index, before the first search would pay for it.
+ */
+export function warmSearch(context: SearchContext, earlier?: SearchContext): void {
+  context.lexical.warm();
+  const snapshot = snapshotOf(context.lexical);
+  const before = earlier && latest.get(earlier.lexical);
+  if (before && before !== snapshot) snapshot.inherit(before);
+  snapshot.pathIndex();
+  snapshot.importResolver();
 }
 
 /**
@@ -452,7 +490,7 @@ export async function search(
   const query = parseQuery(text);
   const intent = classifyQuery(text, query);
   options.onIntent?.(intent);
-  const snapshot = snapshotOf(context.lexical.files());
+  const snapshot = snapshotOf(context.lexical);
   const { byPath } = snapshot;
   const depth = Math.max(LEG_DEPTH, limit * 5);
   const lists: RankedList[] = [];
@@ -517,7 +555,10 @@ export async function search(
       .map(({ id, score }) => {
         const row = rows.get(id);
         if (!row) return { id, score: 0 };
-        return { id, score: score * weigh(row) * (!prior || named.has(id) ? 1 : prior[snapshot.role(row.path)]) };
+        return {
+          id,
+          score: score * weigh(row) * (!prior || named.has(id) ? 1 : prior[snapshot.role(row.path)]),
+        };
       })
       .sort((a, b) => b.score - a.score || a.id - b.id);
   const prioritised = prior ? withPrior(candidates) : candidates;

@@ -33,6 +33,9 @@ export interface ScoredChunk {
 export const MAX_QUERY_TERMS = 64;
 
 /** The columns of a ChunkRow, for the queries that read rows of chunks. */
+/** Meta key counting the changes of the indexed content (files, chunks, postings). */
+const CONTENT_VERSION = "contentVersion";
+
 const CHUNK_ROWS =
   "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks";
 
@@ -51,9 +54,16 @@ interface CorpusStats {
 
 type Aggregate = { n: number; avg: number | null };
 
-/** What searches read over and over, kept until the database changes (by this or another connection). */
+/**
+ * What searches read over and over, kept until the indexed content changes (by this or another
+ * connection). A commit that changes only bookkeeping (the time of the last sync) keeps it: a long-lived
+ * reader (the engine) would otherwise read it all again after every periodic check of the tree.
+ */
 interface ReadCache {
+  /** SQLite's count of other connections' commits when the cache was last checked. */
   dataVersion: number;
+  /** The CONTENT_VERSION meta value the cache was filled at. */
+  contentVersion?: string | undefined;
   files?: FileRow[];
   pathsById?: Map<number, string>;
   stats?: { chunks: CorpusStats; files: CorpusStats };
@@ -171,16 +181,36 @@ export class LexicalStore {
     return cache.files;
   }
 
-  /** The read cache, emptied when another connection committed since it was filled. */
+  /**
+   * The read cache, emptied when another connection changed the indexed content since it was filled (a
+   * commit of bookkeeping alone keeps it).
+   */
   private readCache(): ReadCache {
     const dataVersion = this.sql("PRAGMA data_version").pluck().get() as number;
-    if (dataVersion !== this.cache.dataVersion) this.cache = { dataVersion };
+    if (dataVersion === this.cache.dataVersion) return this.cache;
+    const contentVersion = this.getMeta(CONTENT_VERSION);
+    if (this.cache.dataVersion === -1 || contentVersion !== this.cache.contentVersion)
+      this.cache = { dataVersion, contentVersion };
+    else this.cache.dataVersion = dataVersion;
     return this.cache;
   }
 
-  /** Forgets everything cached: this connection is about to write. */
+  /**
+   * Forgets everything cached, and marks the content as changed for every other reader: this connection is
+   * about to change it. Called inside the transaction that changes it, so a reader that sees the change
+   * sees the new version with it.
+   */
   private invalidate(): void {
     this.cache = { dataVersion: -1 };
+    this.setMeta(CONTENT_VERSION, String(Number(this.getMeta(CONTENT_VERSION) ?? "0") + 1));
+  }
+
+  /** Reads now what every search reads (the files, the corpus statistics, the removed documents). */
+  warm(): void {
+    this.files();
+    this.corpusStats();
+    this.deadDocs();
+    this.pathsById();
   }
 
   fileByMaskedPath(mpath: string): FileRow | undefined {
@@ -230,8 +260,8 @@ export class LexicalStore {
     const insertChunk = this.db.prepare(
       "INSERT INTO chunks(id, path, start_line, end_line, language, symbol, name, hash, length) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
-    this.invalidate();
     const run = this.db.transaction(() => {
+      this.invalidate();
       let maxId = 0;
       let nextFileId = Number(this.getMeta("nextFileId") ?? "1");
       const clear = (path: string) => {
@@ -284,8 +314,10 @@ export class LexicalStore {
     let compacted = false;
     for (const table of [this.postings.chunk, this.postings.file]) {
       if (!force && !table.needsCompaction()) continue;
-      this.invalidate();
-      table.compact();
+      this.db.transaction(() => {
+        this.invalidate();
+        table.compact();
+      })();
       compacted = true;
     }
     return compacted;

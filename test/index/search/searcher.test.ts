@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/config.js";
 import { indexWorkspace } from "../../../src/index/indexer.js";
 import { openIndex } from "../../../src/index/open.js";
-import { type SearchOptions, search } from "../../../src/index/search/searcher.js";
+import { type SearchOptions, search, warmSearch } from "../../../src/index/search/searcher.js";
 import { cleanup, tempDir } from "../../helpers/workspace.js";
 
 let home: string;
@@ -143,5 +143,56 @@ describe("hit assembly", () => {
     // without the vector leg, which finds every file somewhat near, only crowded.py holds the word
     const hits = await hitsFor("nebula", { weights: { vector: 0 } });
     expect(hits.slice(0, 5).map((hit) => hit.path)).toEqual(Array(5).fill("crowded.py"));
+  });
+});
+
+describe("an index warmed from the one it replaces", () => {
+  it("answers exactly as a cold one after an edit, a new import and a new file", async () => {
+    const table = (imported: string) =>
+      `from .${imported} import cell_text\n\ndef render_table(rows, width):\n    """Render rows of values padded to the width."""\n    return [cell_text(value, width) for value in rows]\n`;
+    await put({
+      ...fillers(12),
+      "pkg/render/table.py": table("cells"),
+      "pkg/render/cells.py": "def cell_text(value, width):\n    return str(value).rjust(width)\n",
+      "pkg/render/boxes.py": "def cell_text(value, width):\n    return str(value).center(width)\n",
+    });
+    const queries = [
+      "render_table(rows, width) pads each value to the wrong width when rendered in the table",
+      "escaping of the value",
+      "pkg/render/escaping.py",
+      "cell_text",
+    ];
+    const answers = async (index: Awaited<ReturnType<typeof openIndex>>) =>
+      Promise.all(queries.map((query) => search(index, query, { limit: 10, importBoost: 0.5 })));
+    await indexWorkspace(root, { config, env });
+    let earlier = await openIndex(root, config, env);
+    await answers(earlier); // what it derives (paths, imports read) is filled in
+    const changes: Record<string, string>[] = [
+      // contents only: the same paths, the table now imports the other module
+      { "pkg/render/table.py": table("boxes") },
+      // a new file: the path leg must know it
+      { "pkg/render/escaping.py": "def escape(value):\n    return value.replace('_', '\\\\_')\n" },
+    ];
+    try {
+      for (const change of changes) {
+        await put(change);
+        await indexWorkspace(root, { config, env });
+        const warmed = await openIndex(root, config, env);
+        warmSearch(warmed, earlier);
+        earlier.close();
+        earlier = warmed;
+        const cold = await openIndex(root, config, env);
+        try {
+          expect(await answers(warmed)).toEqual(await answers(cold));
+        } finally {
+          cold.close();
+        }
+      }
+      const [report, , path] = await answers(earlier);
+      expect(path?.[0]?.path).toBe("pkg/render/escaping.py");
+      expect(report?.some((hit) => hit.path === "pkg/render/boxes.py")).toBe(true);
+    } finally {
+      earlier.close();
+    }
   });
 });

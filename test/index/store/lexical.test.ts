@@ -150,6 +150,31 @@ describe("lexical store: packed postings segment + delta", () => {
     }
   });
 
+  it("keeps what it read across another connection's bookkeeping commits, not across its content changes", () => {
+    seed();
+    const reader = LexicalStore.open(join(dir, "lexical.sqlite"));
+    try {
+      const files = reader.files();
+      // a sync that found nothing to do records when it ran: the reader's files stay the same array
+      store.setMeta("lastSync", "2026-12-02T01:00:00.000Z");
+      expect(reader.getMeta("lastSync")).toBe("2026-12-02T01:00:00.000Z");
+      expect(reader.files()).toBe(files);
+      // a compaction moves the postings (and forgets the removed documents): the reader sees it
+      store.replaceFiles(["a.txt"], []);
+      expect(reader.files()).not.toBe(files);
+      expect(reader.bm25(query("tax"), { limit: 5 })).toEqual([]);
+      const afterRemoval = reader.files();
+      expect(store.compact({ force: true })).toBe(true);
+      expect(reader.files()).not.toBe(afterRemoval);
+      expect(reader.bm25(query("tax"), { limit: 5 })).toEqual([]);
+      expect(reader.bm25(query("refund"), { limit: 5 }).map((hit) => hit.id)).toEqual(
+        store.bm25(query("refund"), { limit: 5 }).map((hit) => hit.id),
+      );
+    } finally {
+      reader.close();
+    }
+  });
+
   it("never gives an id reserved before a write to another chunk", () => {
     seed();
     const next = store.nextChunkId();
