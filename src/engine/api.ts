@@ -573,8 +573,9 @@ export type ResultOf<N extends OperationName> = ResultMap[N];
 
 // ---------------------------------------------------------------------------------------------
 // What the engine asks of the client that called it (the front end asks its user: MCP elicitation, a
-// terminal prompt). A client that cannot ask answers false: a network request is denied, an accept is
-// not done.
+// terminal prompt). A client that cannot ask says so (undefined) for a network request, which then waits
+// in the approvals queue while a web page is open to answer it, and is denied otherwise; it answers false
+// for an accept, which is not done.
 
 export interface NetworkQuestion {
   command: string;
@@ -590,7 +591,11 @@ export interface AcceptQuestion {
 }
 
 export interface ClientHooks {
-  approveNetwork(question: NetworkQuestion): Promise<boolean>;
+  /**
+   * The user's answer; `undefined` when this client cannot ask its user (an MCP client without
+   * elicitation, an API client): the engine may then ask on the web page (the approvals queue).
+   */
+  approveNetwork(question: NetworkQuestion): Promise<boolean | undefined>;
   confirmAccept(question: AcceptQuestion): Promise<boolean>;
 }
 

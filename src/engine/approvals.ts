@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { saveNetworkRule } from "../config/network-rules.js";
 import { workspaceId } from "../config/paths.js";
+import { allowEntryFor, commandLine, type NetworkRequest } from "../sandbox/index.js";
+import { shownPath } from "../workspace/errors.js";
 import type { ApprovalItem, SavedRule } from "./api.js";
 import { EngineError } from "./errors.js";
 import type { EventLog } from "./events.js";
@@ -8,11 +10,24 @@ import type { EventLog } from "./events.js";
 /**
  * The approvals queue: a network request of an agent session's command waits here, instead of being
  * denied, until the user answers it on the page (once, for this repository, or deny) or the session
- * stops (denied). "For this repository" saves the command's allowCommands entry for the workspace on the
- * trusted side (src/config/network-rules.ts).
+ * stops (denied). So does one of an MCP or API client that cannot ask its own user, while a page is open
+ * to answer it (for a bounded time). "For this repository" saves the command's allowCommands entry for
+ * the workspace on the trusted side (src/config/network-rules.ts).
  */
 
 export type Decision = "once" | "repository" | "deny";
+
+/** What the page shows of a command's network request: the agent's words with their control characters escaped. */
+export function shownRequest(request: NetworkRequest): Pick<ApprovalItem, "command" | "reason" | "rule"> {
+  // a bidirectional override cannot make the page show another command than the one that runs; a rule
+  // holding a control character is not offered
+  const rule = allowEntryFor(request);
+  return {
+    command: shownPath(commandLine(request)),
+    reason: shownPath(request.reason ?? ""),
+    rule: shownPath(rule) === rule ? rule : "",
+  };
+}
 
 interface Pending {
   item: ApprovalItem;
@@ -27,8 +42,11 @@ export class ApprovalQueue {
     private readonly env: NodeJS.ProcessEnv,
   ) {}
 
-  /** Queues a request; resolves true when the user approves it, false when denied or dropped. */
-  ask(request: Omit<ApprovalItem, "id" | "askedAt" | "workspace">): Promise<boolean> {
+  /**
+   * Queues a request; resolves true when the user approves it, false when denied, dropped or (given
+   * `timeoutMs`) not answered in that time.
+   */
+  ask(request: Omit<ApprovalItem, "id" | "askedAt" | "workspace">, timeoutMs?: number): Promise<boolean> {
     const item: ApprovalItem = {
       ...request,
       id: randomBytes(8).toString("hex"),
@@ -36,8 +54,16 @@ export class ApprovalQueue {
       askedAt: new Date().toISOString(),
     };
     return new Promise((resolve) => {
-      this.pending.set(item.id, { item, resolve });
+      const entry: Pending = { item, resolve };
+      this.pending.set(item.id, entry);
       this.publish(item, { state: "queued", command: item.command, reason: item.reason, rule: item.rule });
+      if (timeoutMs === undefined) return;
+      const timer = setTimeout(() => this.settle(entry, false, "expired"), timeoutMs);
+      timer.unref();
+      entry.resolve = (approved) => {
+        clearTimeout(timer);
+        resolve(approved);
+      };
     });
   }
 
@@ -79,7 +105,7 @@ export class ApprovalQueue {
       if (entry.item.session === session) this.settle(entry, false, "dropped");
   }
 
-  private settle(entry: Pending, approved: boolean, decision: Decision | "dropped"): void {
+  private settle(entry: Pending, approved: boolean, decision: Decision | "dropped" | "expired"): void {
     if (!this.pending.delete(entry.item.id)) return;
     this.publish(entry.item, { state: "answered", decision });
     entry.resolve(approved);

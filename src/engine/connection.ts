@@ -20,6 +20,7 @@ import {
   METHODS,
   PROTOCOL_VERSION,
   type ProgressNotice,
+  UNASKED,
 } from "./protocol.js";
 import type { EngineCore } from "./server.js";
 
@@ -78,17 +79,20 @@ export function serveConnection(socket: Socket, engine: EngineCore, host: Connec
   connection.onError(drop);
   connection.onClose(drop);
 
-  const ask = async (method: string, question: unknown): Promise<boolean> => {
+  const ask = async (method: string, question: unknown): Promise<unknown> => {
     if (closed) return false;
     try {
-      return (await connection.sendRequest(method, question)) === true;
+      return await connection.sendRequest(method, question);
     } catch {
       return false;
     }
   };
   const hooks: ClientHooks = {
-    approveNetwork: (question) => ask(METHODS.approveNetwork, question),
-    confirmAccept: (question) => ask(METHODS.confirmAccept, question),
+    approveNetwork: async (question) => {
+      const answer = await ask(METHODS.approveNetwork, question);
+      return answer === UNASKED ? undefined : answer === true;
+    },
+    confirmAccept: async (question) => (await ask(METHODS.confirmAccept, question)) === true,
   };
   const handle =
     (run: (params: unknown, signal: AbortSignal) => unknown) =>

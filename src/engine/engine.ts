@@ -24,6 +24,15 @@ export interface EngineOptions {
   branchIdleMs?: number;
   /** Called with one-line warnings (a language server that cannot start, a failed sync). */
   onWarning?: (message: string) => void;
+  /** How long a client's network request waits in the approvals queue for the page's answer (default 10 min). */
+  pageAnswerMs?: number;
+}
+
+const PAGE_ANSWER_MS = 10 * 60_000;
+
+/** The queue's name for a client that is not an agent session (an MCP or API client). */
+function clientSession(caller: Caller): string {
+  return `${caller.name} (client ${caller.id.slice(0, 8)})`;
 }
 
 /**
@@ -44,10 +53,16 @@ export class Engine {
     const env = options.env ?? process.env;
     const approvals = new ApprovalQueue(this.events, env);
     this.services = { approvals, sessions: new SessionHub(this.events, approvals) };
+    const pageAnswerMs = options.pageAnswerMs ?? PAGE_ANSWER_MS;
     this.hub = new WorkspaceHub({
       env,
       watch: options.watch ?? true,
       onWarning: options.onWarning ?? (() => {}),
+      // a client that cannot ask its user: the page's queue, while a page is open to answer
+      askOnPage: async (caller, question) =>
+        this.events.watchers > 0 &&
+        this.clients.has(caller.id) &&
+        approvals.ask({ ...question, session: clientSession(caller) }, pageAnswerMs),
       ...(options.branchIdleMs !== undefined ? { branchIdleMs: options.branchIdleMs } : {}),
     });
   }
@@ -62,6 +77,7 @@ export class Engine {
   /** The client is gone; its branches stay (listed, never lost). */
   disconnect(caller: Caller): void {
     this.clients.delete(caller.id);
+    this.services.approvals.drop(clientSession(caller));
   }
 
   /** The workspaces a client touched, open now (their real paths). */

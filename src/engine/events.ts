@@ -48,6 +48,11 @@ export class EventLog {
     return () => this.listeners.delete(listener);
   }
 
+  /** How many listen now (pages with the event stream open). */
+  get watchers(): number {
+    return this.listeners.size;
+  }
+
   get lastId(): number {
     return this.last;
   }

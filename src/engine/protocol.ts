@@ -7,7 +7,8 @@ import { EngineError } from "./errors.js";
  * client. A client first says hello (its name and the protocol it speaks); then `umbra/call` runs an
  * operation of the engine API (src/engine/api.ts) for it, and the engine may ask the client back
  * (`umbra/approveNetwork`, `umbra/confirmAccept`: anything but `true`, or no answer because the client
- * has no handler, is no). A call is cancelled with `$/cancelRequest`, and its progress comes back as
+ * has no handler, is no; to `umbra/approveNetwork` the answer UNASKED says the client could not ask its
+ * user). A call is cancelled with `$/cancelRequest`, and its progress comes back as
  * `umbra/progress` notifications when it named a progress id. `umbra/info` and `umbra/stop` need no
  * hello (`umbra serve --status`, `--stop`).
  */
@@ -23,6 +24,9 @@ export const METHODS = {
   /** A notification to the client: {id, message, done, total}, for the call that named that `progress` id. */
   progress: "umbra/progress",
 } as const;
+
+/** The answer to `umbra/approveNetwork` of a client that cannot ask its user. */
+export const UNASKED = "unasked";
 
 export const helloParams = z.object({
   name: z.string().max(200),

@@ -15,10 +15,9 @@ import {
 } from "../agent/session.js";
 import type { UmbraConfig } from "../config/config.js";
 import { workspaceId } from "../config/paths.js";
-import { allowEntryFor, commandLine, firstApproving, type NetworkRequest } from "../sandbox/index.js";
-import { shownPath } from "../workspace/errors.js";
+import { firstApproving, type NetworkRequest } from "../sandbox/index.js";
 import type { LiveEvent, ParsedParamsOf, SessionDetail, SessionInfo, SessionState } from "./api.js";
-import type { ApprovalQueue } from "./approvals.js";
+import { type ApprovalQueue, shownRequest } from "./approvals.js";
 import { EngineError } from "./errors.js";
 import type { EventInput, EventLog } from "./events.js";
 import type { Workspace } from "./workspaces.js";
@@ -242,16 +241,11 @@ export class SessionHub {
     const asked = async (request: NetworkRequest) => {
       if (entry.stop.signal.aborted) return false;
       this.setState(entry, "waiting");
-      // the agent's words, shown with their control characters escaped: a bidirectional override
-      // cannot make the page show another command than the one that runs; a rule holding one is not offered
-      const rule = allowEntryFor(request);
       const approved = await this.approvals.ask({
         session: id,
         root: ws.root,
         branch: entry.branch,
-        command: shownPath(commandLine(request)),
-        reason: shownPath(request.reason ?? ""),
-        rule: shownPath(rule) === rule ? rule : "",
+        ...shownRequest(request),
       });
       if (entry.state === "waiting" && this.approvals.waiting(id) === 0) this.setState(entry, "running");
       return approved;

@@ -29,6 +29,7 @@ import {
   METHODS,
   PROTOCOL_VERSION,
   type ProgressNotice,
+  UNASKED,
 } from "./protocol.js";
 
 /** An engine that does not answer its hello in this long is taken as not running. */
@@ -111,7 +112,8 @@ export class SocketEngine implements EngineApi {
     if (hooks) {
       connection.onRequest(
         METHODS.approveNetwork,
-        (question: NetworkQuestion): Promise<unknown> => hooks.approveNetwork(question),
+        async (question: NetworkQuestion): Promise<unknown> =>
+          (await hooks.approveNetwork(question)) ?? UNASKED,
       );
       connection.onRequest(
         METHODS.confirmAccept,

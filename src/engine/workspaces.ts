@@ -31,15 +31,24 @@ import {
   userFolderFiles,
 } from "../shadow/index.js";
 import { resolveRoot } from "../workspace/root.js";
-import type { BranchSummary, Caller, CallOptions, IndexFreshness, Progress } from "./api.js";
+import type { ApprovalItem, BranchSummary, Caller, CallOptions, IndexFreshness, Progress } from "./api.js";
+import { shownRequest } from "./approvals.js";
 import { EngineError } from "./errors.js";
 import { PreviewCache } from "./previews.js";
 import { Recent, type RecentAges } from "./recent.js";
+
+/** A command's network request, for the page: where it runs and what it is (see approvals.ts). */
+export type PageQuestion = Pick<ApprovalItem, "root" | "branch" | "command" | "reason" | "rule">;
 
 export interface HubOptions {
   env: NodeJS.ProcessEnv;
   watch: boolean;
   onWarning: (message: string) => void;
+  /**
+   * Asks the user on the web page (the approvals queue) for a client that cannot ask its own user;
+   * false when no page can answer. Default: nobody is asked (no).
+   */
+  askOnPage?: (caller: Caller, question: PageQuestion) => Promise<boolean>;
   /** A branch no request worked in for this long is let go (default 30 s). */
   branchIdleMs?: number;
 }
@@ -524,13 +533,18 @@ export class Workspace {
    */
   async context(held: Held | undefined, caller: Caller, signal?: AbortSignal): Promise<ToolContext> {
     const allowed = this.allowlist();
-    const ask: Approver = (request) =>
-      caller.hooks.approveNetwork({
+    const branch = held?.branch.id ?? "";
+    const ask: Approver = async (request) => {
+      const answer = await caller.hooks.approveNetwork({
         // quoted as the terminal's question quotes it: the user approves exactly the words that run
         command: commandLine(request),
         ...(request.reason ? { reason: request.reason } : {}),
-        branch: held?.branch.id ?? "",
+        branch,
       });
+      if (answer !== undefined) return answer;
+      const question = { root: this.root, branch, ...shownRequest(request) };
+      return (await this.options.askOnPage?.(caller, question)) ?? false;
+    };
     const files = await this.files(held);
     return {
       ...(held ? { branch: held.branch } : {}),

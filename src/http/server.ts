@@ -135,7 +135,8 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-const NO: ClientHooks = { approveNetwork: async () => false, confirmAccept: async () => false };
+/** An API client's hooks: it cannot ask its user (a network request goes to the page's queue), nor accept. */
+const NO: ClientHooks = { approveNetwork: async () => undefined, confirmAccept: async () => false };
 /** The page's hooks: an accept it sends is the user's click; network approval is not asked here yet. */
 const PAGE_HOOKS: ClientHooks = { approveNetwork: async () => false, confirmAccept: async () => true };
 

@@ -94,12 +94,13 @@ export function elicitationHooks(
   related: RelatedRequest,
   log: (line: string) => void,
 ): ClientHooks {
+  /** The user's answer; undefined when the client cannot ask (no form elicitation). */
   const ask = async (
     message: string,
     title: string,
     relatedRequestId: RequestId | undefined,
-  ): Promise<boolean> => {
-    if (!server.getClientCapabilities()?.elicitation?.form) return false;
+  ): Promise<boolean | undefined> => {
+    if (!server.getClientCapabilities()?.elicitation?.form) return undefined;
     try {
       const answer = await server.elicitInput(
         {
@@ -124,11 +125,12 @@ export function elicitationHooks(
   return {
     approveNetwork: (question) =>
       ask(networkMessage(question), "Allow network access", related("run", question.branch)),
-    confirmAccept: (question) =>
-      ask(
+    // an accept is confirmed by the agent's own user or not at all
+    confirmAccept: async (question) =>
+      (await ask(
         acceptMessage(question),
         "Accept these changes into your folder",
         related("accept", question.branch),
-      ),
+      )) === true,
   };
 }

@@ -212,8 +212,9 @@ export const TOOLS: { [N in ToolOperation]: ToolSpec<N> } = {
       "it sees the branch's files and its writes stay in the branch; the user's folder and the rest of the " +
       "system are read-only, protected files read-only, hidden files absent, /tmp private; no network but " +
       "its own loopback (servers on 127.0.0.1 work). Use it for tests, builds, type checks. If the command needs the network (installing " +
-      "packages, ...), pass network: true and a `reason`: the user is asked to approve; when they refuse, " +
-      "or the client cannot ask, it does not run and the notes say so. The result has the exit code, " +
+      "packages, ...), pass network: true and a `reason`: the user is asked to approve (where this client " +
+      "cannot ask, in umbra's web page, while one is open); when they refuse or nobody can answer, " +
+      "it does not run and the notes say so. The result has the exit code, " +
       "stdout, stderr and notes on what the sandbox blocked and what would allow it. `timeoutSeconds` bounds it.",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     text: own<"run">,

@@ -1,5 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -174,6 +183,87 @@ describe("engine operations", () => {
     const userGrep = await api.call("grep", { root, pattern: "made" });
     expect(userGrep.matches).toEqual([]);
     await api.call("branchDiscard", { root, branch: branch.id });
+  });
+
+  it("asks on the page, through the approvals queue, for a client that cannot ask its own user", async () => {
+    const unasked: ClientHooks = { approveNetwork: async () => undefined, confirmAccept: async () => false };
+    const mute = inProcess(engine, { name: "mute-client", hooks: unasked });
+    const branch = await mute.call("branchCreate", { root });
+    const run = (command: string) =>
+      mute.call("run", { root, branch: branch.id, command, network: true, reason: "fetch the fixtures" });
+    const queue = async () => (await api.call("approvalList", {})).approvals;
+    const queued = async () => {
+      await waitFor(async () => (await queue()).length > 0);
+      return (await queue())[0];
+    };
+    // no page open: nobody can answer, denied at once
+    expect((await run("echo alone")).ran).toBe(false);
+    expect(await queue()).toEqual([]);
+    const events: { state?: unknown; decision?: unknown }[] = [];
+    const unsubscribe = engine.events.subscribe((event) => {
+      if (event.type === "approval") events.push(event as { state?: unknown; decision?: unknown });
+    });
+    try {
+      const approved = run("echo fetched");
+      const item = await queued();
+      expect(item).toMatchObject({
+        root: realpathSync(root),
+        branch: branch.id,
+        command: 'sh -c "echo fetched"',
+        reason: "fetch the fixtures",
+      });
+      expect(item?.session).toContain("mute-client");
+      await api.call("approvalAnswer", { approval: item?.id ?? "", decision: "once" });
+      const done = await approved;
+      expect(done.ran).toBe(true);
+      expect(done.stdout).toBe("fetched\n");
+      const denied = run("echo refused");
+      await api.call("approvalAnswer", { approval: (await queued())?.id ?? "", decision: "deny" });
+      expect((await denied).ran).toBe(false);
+      expect(events.map((event) => [event.state, event.decision ?? null])).toEqual([
+        ["queued", null],
+        ["answered", "once"],
+        ["queued", null],
+        ["answered", "deny"],
+      ]);
+      // the client goes away: what it asked is dropped (denied), not left in the queue
+      const left = run("echo gone");
+      await queued();
+      await mute.close();
+      expect((await left).ran).toBe(false);
+      expect(await queue()).toEqual([]);
+    } finally {
+      unsubscribe();
+      await api.call("branchDiscard", { root, branch: branch.id });
+    }
+  });
+
+  it("denies a client's request the page did not answer in time", async () => {
+    const timed = new Engine({ watch: false, pageAnswerMs: 300 });
+    const client = inProcess(timed, {
+      name: "mute-client",
+      hooks: { approveNetwork: async () => undefined, confirmAccept: async () => false },
+    });
+    const seen: unknown[][] = [];
+    const unsubscribe = timed.events.subscribe((event) => {
+      const { state, decision } = event as { state?: unknown; decision?: unknown };
+      if (event.type === "approval") seen.push([state, decision ?? null]);
+    });
+    try {
+      const branch = await client.call("branchCreate", { root });
+      const run = await client.call("run", { root, branch: branch.id, command: "echo late", network: true });
+      expect(run.ran).toBe(false);
+      expect(seen).toEqual([
+        ["queued", null],
+        ["answered", "expired"],
+      ]);
+      expect((await client.call("approvalList", {})).approvals).toEqual([]);
+      await client.call("branchDiscard", { root, branch: branch.id });
+    } finally {
+      unsubscribe();
+      await client.close();
+      await timed.close();
+    }
   });
 
   it("hides from the next command a file the user hid a moment ago", async () => {

@@ -74,7 +74,9 @@ class FakeCore implements EngineCore {
       case "grep":
         throw new Error("something broke\nwith a second line");
       case "run":
-        return { approved: await caller.hooks.approveNetwork({ command: "curl x", branch: "b1" }) };
+        return {
+          approved: (await caller.hooks.approveNetwork({ command: "curl x", branch: "b1" })) ?? "unasked",
+        };
       case "accept":
         return {
           confirmed: await caller.hooks.confirmAccept({ branch: "b1", summary: "1 file", diffstat: [] }),
@@ -203,8 +205,14 @@ describe("the engine's socket", () => {
       approved: false,
     });
     expect(await without.call("accept", { root: "/w", branch: "b1" })).toEqual({ confirmed: false });
+    // a client that cannot ask its user says so, and the engine hears it (it may ask on the page)
+    const mute = await client({ approveNetwork: async () => undefined, confirmAccept: async () => false });
+    expect(await mute.call("run", { root: "/w", branch: "b1", command: "curl x" })).toEqual({
+      approved: "unasked",
+    });
     await withHooks.close();
     await without.close();
+    await mute.close();
   });
 
   it("carries a call's progress back to its caller, and its cancellation to the engine", async () => {

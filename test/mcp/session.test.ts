@@ -201,12 +201,14 @@ describe("umbra mcp session", () => {
   describe("the engine's questions", () => {
     const asking = fakeEngine(async (name, params, hooks) => {
       if (name === "run") {
-        const ran = await hooks.approveNetwork({
+        const answer = await hooks.approveNetwork({
           command: String(params.command),
           reason: "fetch packages",
           branch: String(params.branch),
         });
-        return { ran, text: ran ? "ran" : "network not approved" };
+        // as the engine does: a client that cannot ask is asked on the page, or denied (here: denied)
+        const ran = answer === true;
+        return { ran, unasked: answer === undefined, text: ran ? "ran" : "network not approved" };
       }
       const confirmed = await hooks.confirmAccept({
         branch: String(params.branch),
@@ -234,9 +236,10 @@ describe("umbra mcp session", () => {
       expect((await callTool(declined.client, "run", run)).data.ran).toBe(false);
     });
 
-    it("answers no without asking when the client cannot ask", async () => {
+    it("tells the engine it cannot ask when the client cannot, and answers an accept no", async () => {
       const { client, questions } = await connect(asking);
-      expect((await callTool(client, "run", run)).data.ran).toBe(false);
+      const { data } = await callTool(client, "run", run);
+      expect(data).toMatchObject({ ran: false, unasked: true });
       expect((await callTool(client, "accept", { branch: "b1" })).data.confirmed).toBe(false);
       expect(questions).toEqual([]);
     });
