@@ -442,10 +442,11 @@ export const sessionInfoSchema = z.object({
 });
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 
-/** A live event: what the agents board shows as it happens. Sent over SSE as `event: type`, `data: JSON`. */
-export interface LiveEvent {
-  /** Increasing; the SSE event id (Last-Event-ID replays what came after it). */
-  id: number;
+/**
+ * What happened in a session (or to an approval): what the agents board shows. (Not Omit<LiveEvent, …>:
+ * over a type with an index signature, Omit keeps only the index signature.)
+ */
+export interface SessionEvent {
   type: "session" | "tool" | "lint" | "output" | "usage" | "approval" | "text" | "notice";
   /** The workspace id (as in GET /api/workspaces). */
   workspace: string;
@@ -454,9 +455,15 @@ export interface LiveEvent {
   [field: string]: unknown;
 }
 
+/** A live event, as it happens. Sent over SSE as `event: type`, `id: id`, `data: JSON`. */
+export interface LiveEvent extends SessionEvent {
+  /** Increasing; the SSE event id (Last-Event-ID replays what came after it). */
+  id: number;
+}
+
 export interface SessionDetail extends SessionInfo {
   /** What the session did so far, from its transcript (tool calls and results, usage, notices). */
-  events: Omit<LiveEvent, "id">[];
+  events: SessionEvent[];
 }
 
 /** A network request of an agent's command, waiting for the user. */

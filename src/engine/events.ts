@@ -1,4 +1,4 @@
-import type { LiveEvent } from "./api.js";
+import type { LiveEvent, SessionEvent } from "./api.js";
 
 /**
  * The engine's live events (agent sessions, approvals): numbered, fanned out to every listener at once
@@ -6,7 +6,10 @@ import type { LiveEvent } from "./api.js";
  * after the last one it saw (Last-Event-ID) and misses nothing. Memory is bounded by `keep`.
  */
 
-export type EventInput = Omit<LiveEvent, "id" | "at"> & { at?: string };
+export type EventInput = Pick<SessionEvent, "type" | "workspace" | "session"> & {
+  at?: string;
+  [field: string]: unknown;
+};
 export type Listener = (event: LiveEvent) => void;
 
 const KEEP = 5000;

@@ -16,7 +16,7 @@ import {
 import type { UmbraConfig } from "../config/config.js";
 import { workspaceId } from "../config/paths.js";
 import { firstApproving, type NetworkRequest } from "../sandbox/index.js";
-import type { LiveEvent, ParsedParamsOf, SessionDetail, SessionInfo, SessionState } from "./api.js";
+import type { ParsedParamsOf, SessionDetail, SessionEvent, SessionInfo, SessionState } from "./api.js";
 import { type ApprovalQueue, shownRequest } from "./approvals.js";
 import { EngineError } from "./errors.js";
 import type { EventInput, EventLog } from "./events.js";
@@ -126,11 +126,11 @@ function transcriptEvents(
   records: readonly SessionRecord[],
   workspace: string,
   session: string,
-): Omit<LiveEvent, "id">[] {
-  const out: Omit<LiveEvent, "id">[] = [];
+): SessionEvent[] {
+  const out: SessionEvent[] = [];
   const at = (record: SessionRecord) => (record as { at?: string }).at ?? "";
   const push = (record: SessionRecord, body: EventBody) =>
-    out.push({ ...body, workspace, session, at: at(record) } as Omit<LiveEvent, "id">);
+    out.push({ ...body, workspace, session, at: at(record) } as SessionEvent);
   for (const record of records) {
     if (record.type === "session") push(record, { type: "session", state: "running" });
     else if (record.type === "tool-call")

@@ -1,7 +1,8 @@
 /**
  * The shapes of the API's answers that the page reads: the page is a program of its own (built for the
  * browser, apart from the engine), so it names the fields it uses here; the engine's are in
- * src/engine/api.ts and the OpenAPI description. Every string in them is untrusted text.
+ * src/engine/api.ts and the OpenAPI description, and test/ui/wire.test.ts checks (by type) that each
+ * answer of the engine is what the page reads here. Every string in them is untrusted text.
  */
 
 export interface Workspace {
