@@ -75,3 +75,16 @@ export function nameFit(
     return fit;
   };
 }
+
+/**
+ * How well the best of a chunk's names answers the query: its symbol's, or that of a definition it holds
+ * (a chunk grouping small functions answers for each of them). `fit` is a `nameFit`.
+ */
+export function chunkNameFit(
+  fit: (symbol: string) => number,
+  chunk: { readonly symbol: string; readonly defines: readonly string[] },
+): number {
+  let best = fit(chunk.symbol);
+  for (const path of chunk.defines) if (path !== chunk.symbol) best = Math.max(best, fit(path));
+  return best;
+}
