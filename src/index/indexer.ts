@@ -24,14 +24,7 @@ import { type IndexLayout, indexLayout } from "./layout.js";
 import { acquireLock } from "./lock.js";
 import { loadOrCreateSecret, PathMasker } from "./mask.js";
 import { isCorruptionError } from "./sqlite-errors.js";
-import {
-  CorruptIndexError,
-  definedNames,
-  type FileRow,
-  LexicalStore,
-  type NewChunk,
-  symbolName,
-} from "./store/lexical.js";
+import { CorruptIndexError, type FileRow, LexicalStore, type NewChunk } from "./store/lexical.js";
 import { type VectorRow, VectorStore } from "./store/vectors.js";
 import { codeTokens, termFrequencies } from "./tokenize.js";
 
@@ -122,16 +115,14 @@ async function loadPreviousSnapshot(
 }
 
 /**
- * Lexical terms of a chunk: its code tokens plus its file path's and symbol's tokens, and those of the
- * own names of the other definitions it holds (a chunk grouping small functions is found by each name
- * as a chunk of one function is by its symbol).
+ * Lexical terms of a chunk: its code tokens plus its file path's and symbol's tokens. The names of the
+ * other definitions it holds are in its code already; counting them once more ranked worse on
+ * bench/questions (a development set).
  */
 export function chunkTerms(chunk: Chunk): { terms: Map<string, number>; length: number } {
   const tokens = codeTokens(chunk.text);
   tokens.push(...codeTokens(chunk.path.replace(/\.[A-Za-z0-9]+$/, "")));
   tokens.push(...codeTokens(chunk.symbol));
-  const own = symbolName(chunk.symbol);
-  for (const name of definedNames(chunk)) if (name !== own) tokens.push(...codeTokens(name));
   return { terms: termFrequencies(tokens), length: tokens.length };
 }
 
@@ -386,6 +377,7 @@ async function indexLocked(
             language: chunk.language,
             symbol: chunk.symbol,
             defines: chunk.defines,
+            declares: chunk.declares,
             hash: chunk.hash,
             ...chunkTerms(chunk),
           };

@@ -25,11 +25,14 @@ export interface Chunk {
   /** Names of the enclosing definitions joined by " > " (e.g. "Invoice > total"); "" at top level. */
   symbol: string;
   /**
-   * Symbol paths of every definition that starts in this chunk (its first row is one of the chunk's), in
-   * file order, nested ones included: a chunk that groups several small functions names each of them,
-   * while its `symbol` names at most one. Empty for files chunked without a syntax tree.
+   * Symbol paths of the definitions of code (functions, methods, classes, modules, …) that start in this
+   * chunk (on one of its rows), in file order, nested ones included: a chunk that groups several small
+   * functions names each of them, while its `symbol` names at most one. Empty for files chunked without
+   * a syntax tree.
    */
   defines: string[];
+  /** The same for the declarations of shapes only (interfaces, type aliases, structs, enums, typedefs). */
+  declares: string[];
   /** sha256 (hex) of `text`. */
   hash: string;
   text: string;
@@ -55,7 +58,7 @@ export const DEFAULT_MAX_TOKENS = 400;
  * `class << self` are definitions; `x.map(() => …)` at module level is not.
  * 3: a TypeScript file whose parse has errors is parsed again with its unseparated call signatures
  * separated (reparse.ts), when that has fewer errors.
- * 4: every chunk lists the definitions that start in it (`defines`).
+ * 4: every chunk lists the definitions that start in it (`defines`, `declares`).
  */
 export const CHUNKER_VERSION = 4;
 
@@ -78,20 +81,26 @@ function sha256(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
+interface Defined {
+  defines: Set<string>;
+  declares: Set<string>;
+}
+
 /**
- * The symbol paths each segment defines: a definition goes to the first segment holding the row it
+ * What each segment defines and declares: a definition goes to the first segment holding the row it
  * starts on (segments are in file order, and so are the definitions).
  */
-function definedBy(segments: readonly Segment[], definitions: readonly DefinitionStart[]): string[][] {
-  const out = segments.map(() => new Set<string>());
+function definedBy(segments: readonly Segment[], definitions: readonly DefinitionStart[]): Defined[] {
+  const out = segments.map((): Defined => ({ defines: new Set(), declares: new Set() }));
   let at = 0;
-  for (const { row, path } of definitions) {
+  for (const { row, path, declaration } of definitions) {
     while (at < segments.length && (segments[at]?.end ?? 0) < row) at++;
     const segment = segments[at];
-    if (!segment || segment.start > row) continue;
-    out[at]?.add(path.join(SEPARATOR).replace(/\s+/g, " "));
+    const defined = out[at];
+    if (!segment || !defined || segment.start > row) continue;
+    (declaration ? defined.declares : defined.defines).add(path.join(SEPARATOR).replace(/\s+/g, " "));
   }
-  return out.map((names) => [...names]);
+  return out;
 }
 
 function toChunks(
@@ -101,7 +110,7 @@ function toChunks(
   segments: Segment[],
   definitions: readonly DefinitionStart[] = [],
 ): Chunk[] {
-  const defines = definedBy(segments, definitions);
+  const defined = definedBy(segments, definitions);
   return segments.map((segment, i) => {
     const body = segment.cut
       ? (lines[segment.start] ?? "").slice(segment.cut.from, segment.cut.to)
@@ -117,7 +126,8 @@ function toChunks(
       endLine: segment.end + 1,
       language,
       symbol: segment.symbol,
-      defines: defines[i] ?? [],
+      defines: [...(defined[i]?.defines ?? [])],
+      declares: [...(defined[i]?.declares ?? [])],
       hash: sha256(text),
       text,
     };

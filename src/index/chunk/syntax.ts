@@ -124,6 +124,8 @@ export function syntaxRoot(spec: LanguageSpec, root: Node, lastRow: number): Sec
 export interface DefinitionStart {
   row: number;
   path: string[];
+  /** It declares a shape only (an interface, a type alias, a struct: `LanguageSpec.declarations`). */
+  declaration: boolean;
 }
 
 /**
@@ -136,6 +138,7 @@ export function definitionStarts(spec: LanguageSpec, root: Node): DefinitionStar
   const types = Object.keys(spec.definitions);
   if (types.length === 0) return [];
   const out: DefinitionStart[] = [];
+  const declarations = new Set(spec.declarations);
   /** The definitions around the current node, outermost first. */
   const around: { end: number; path: string[] }[] = [];
   for (const node of root.descendantsOfType(types)) {
@@ -145,7 +148,7 @@ export function definitionStarts(spec: LanguageSpec, root: Node): DefinitionStar
     if (!name || name.length === 0) continue;
     while ((around[around.length - 1]?.end ?? Number.POSITIVE_INFINITY) <= node.startIndex) around.pop();
     const path = [...(around[around.length - 1]?.path ?? []), ...name];
-    out.push({ row: node.startPosition.row, path });
+    out.push({ row: node.startPosition.row, path, declaration: declarations.has(node.type) });
     around.push({ end: node.endIndex, path });
   }
   return out;

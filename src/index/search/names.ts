@@ -77,14 +77,16 @@ export function nameFit(
 }
 
 /**
- * How well the best of a chunk's names answers the query: its symbol's, or that of a definition it holds
- * (a chunk grouping small functions answers for each of them). `fit` is a `nameFit`.
+ * How well the best of a chunk's names answers the query: its symbol's, or that of a definition of code it
+ * holds (a chunk grouping small functions answers for each of them). Not its declarations: a question
+ * asks what code does, and interfaces or aliases named with its words ranked worse on bench/questions
+ * (a development set). `fitOf` is a `nameFit`.
  */
 export function chunkNameFit(
-  fit: (symbol: string) => number,
+  fitOf: (symbol: string) => number,
   chunk: { readonly symbol: string; readonly defines: readonly string[] },
 ): number {
-  let best = fit(chunk.symbol);
-  for (const path of chunk.defines) if (path !== chunk.symbol) best = Math.max(best, fit(path));
+  let best = fitOf(chunk.symbol);
+  for (const path of chunk.defines) if (path !== chunk.symbol) best = Math.max(best, fitOf(path));
   return best;
 }

@@ -277,7 +277,8 @@ function jumpTargets(
   // each definition of the name (a chunk's symbol, or one of the definitions a chunk holds) by its first chunk
   const first = new Map<string, { row: ChunkRow; symbol: string }>();
   for (const row of context.lexical.chunksBySymbolName([name], DEFINITIONS_READ)) {
-    const symbol = [row.symbol, ...row.defines].find((path) => symbolName(path) === name) ?? row.symbol;
+    const symbol =
+      [row.symbol, ...row.defines, ...row.declares].find((path) => symbolName(path) === name) ?? row.symbol;
     const key = `${row.path}\0${symbol}`;
     const known = first.get(key);
     if (!known || row.startLine < known.row.startLine) first.set(key, { row, symbol });
@@ -469,8 +470,7 @@ export async function search(
     await turn();
     const bestChunk = bestChunkOfFiles(context, hits);
     if (nameScore) {
-      const weigh = (row: ChunkRow) =>
-        1 + QUESTION_NAME_GAIN.representative * chunkNameFit(nameScore, row);
+      const weigh = (row: ChunkRow) => 1 + QUESTION_NAME_GAIN.representative * chunkNameFit(nameScore, row);
       bestNamed = bestChunkOfFiles(context, hits, weigh);
     }
     if (weights.file > 0) {

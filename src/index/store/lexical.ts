@@ -4,7 +4,10 @@ import Database from "better-sqlite3";
 import type { Chunk } from "../chunk/index.js";
 import { PostingsTable } from "./postings.js";
 
-/** 5: chunks list the definitions that start in them (`defines`), each name findable (`chunk_names`). */
+/**
+ * 5: chunks list the definitions that start in them (`defines`, `declares`), each name findable
+ * (`chunk_names`).
+ */
 const SCHEMA_VERSION = "5";
 
 /** One chunk as the lexical store keeps it: location and metadata, never code. */
@@ -35,23 +38,30 @@ export const MAX_QUERY_TERMS = 64;
 
 /** The columns of a ChunkRow, for the queries that read rows of chunks (`defines` as stored: see chunkRow). */
 const CHUNK_COLUMNS =
-  "chunks.id AS id, path, start_line AS startLine, end_line AS endLine, language, symbol, defines, hash";
+  "chunks.id AS id, path, start_line AS startLine, end_line AS endLine, language, symbol, defines, declares, hash";
 const CHUNK_ROWS = `SELECT ${CHUNK_COLUMNS} FROM chunks`;
 
-/** A chunk row as SQLite returns it: `defines` is the symbol paths joined by newlines. */
-type StoredChunkRow = Omit<ChunkRow, "defines"> & { defines: string };
+/** A chunk row as SQLite returns it: `defines` and `declares` are symbol paths joined by line breaks. */
+type StoredChunkRow = Omit<ChunkRow, "defines" | "declares"> & { defines: string; declares: string };
 
-/** Between the symbol paths of a chunk's `defines` column (a path never holds a line break). */
-const DEFINES_SEPARATOR = "\n";
+/** Between the symbol paths of a `defines` or `declares` column (a symbol path never holds a line break). */
+const PATH_SEPARATOR = "\n";
 
-function chunkRow(stored: StoredChunkRow): ChunkRow {
-  return { ...stored, defines: stored.defines === "" ? [] : stored.defines.split(DEFINES_SEPARATOR) };
+function paths(stored: string): string[] {
+  return stored === "" ? [] : stored.split(PATH_SEPARATOR);
 }
 
-/** The names a chunk can be found by (chunksBySymbolName): its symbol's and those of what it defines. */
-export function definedNames(chunk: Pick<Chunk, "symbol" | "defines">): string[] {
+function chunkRow(stored: StoredChunkRow): ChunkRow {
+  return { ...stored, defines: paths(stored.defines), declares: paths(stored.declares) };
+}
+
+/**
+ * The names a chunk can be found by (chunksBySymbolName): its symbol's and those of what it defines and
+ * declares.
+ */
+export function definedNames(chunk: Pick<Chunk, "symbol" | "defines" | "declares">): string[] {
   const names = new Set<string>();
-  for (const path of [chunk.symbol, ...chunk.defines]) {
+  for (const path of [chunk.symbol, ...chunk.defines, ...chunk.declares]) {
     const name = symbolName(path);
     if (name !== "") names.add(name);
   }
@@ -170,7 +180,7 @@ export class LexicalStore {
       CREATE TABLE IF NOT EXISTS chunks(
         id INTEGER PRIMARY KEY, path TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
         language TEXT NOT NULL, symbol TEXT NOT NULL, name TEXT NOT NULL, hash TEXT NOT NULL,
-        length INTEGER NOT NULL, defines TEXT NOT NULL DEFAULT '');
+        length INTEGER NOT NULL, defines TEXT NOT NULL DEFAULT '', declares TEXT NOT NULL DEFAULT '');
       CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
       CREATE INDEX IF NOT EXISTS chunks_name ON chunks(name);
       ${CHUNK_NAMES_TABLE}
@@ -181,8 +191,8 @@ export class LexicalStore {
 
   /**
    * Schema 4 → 5 in place, so an index keeps answering searches until its next run re-chunks it (the
-   * chunker version changed with it): chunks gain an empty `defines`, and their symbols' names are
-   * copied into chunk_names. One write transaction; a second process finds the work done.
+   * chunker version changed with it): chunks gain empty `defines` and `declares`, and their symbols'
+   * names are copied into chunk_names. One write transaction; a second process finds the work done.
    */
   private upgradeFrom4(): void {
     this.db
@@ -190,6 +200,7 @@ export class LexicalStore {
         if (this.getMeta("schema") !== "4") return;
         this.db.exec(`
           ALTER TABLE chunks ADD COLUMN defines TEXT NOT NULL DEFAULT '';
+          ALTER TABLE chunks ADD COLUMN declares TEXT NOT NULL DEFAULT '';
           ${CHUNK_NAMES_TABLE}
           INSERT OR IGNORE INTO chunk_names(id, name) SELECT id, name FROM chunks WHERE name <> '';
         `);
@@ -280,7 +291,7 @@ export class LexicalStore {
       "INSERT INTO files(path, id, mpath, hash, size, mtime, language) VALUES(?, ?, ?, ?, ?, ?, ?)",
     );
     const insertChunk = this.db.prepare(
-      "INSERT INTO chunks(id, path, start_line, end_line, language, symbol, name, hash, length, defines) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO chunks(id, path, start_line, end_line, language, symbol, name, hash, length, defines, declares) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     const insertName = this.db.prepare("INSERT OR IGNORE INTO chunk_names(id, name) VALUES(?, ?)");
     this.invalidate();
@@ -317,7 +328,8 @@ export class LexicalStore {
             symbolName(chunk.symbol),
             chunk.hash,
             chunk.length,
-            chunk.defines.join(DEFINES_SEPARATOR),
+            chunk.defines.join(PATH_SEPARATOR),
+            chunk.declares.join(PATH_SEPARATOR),
           );
           for (const name of definedNames(chunk)) insertName.run(chunk.id, name);
           this.postings.chunk.add(chunk.id, chunk.terms, chunk.length);
@@ -393,8 +405,8 @@ export class LexicalStore {
   }
 
   /**
-   * Chunks whose symbol path, or the path of a definition they hold (`defines`), ends with one of the
-   * names (exact, case-sensitive); per name at most `limit`, in id order.
+   * Chunks whose symbol path, or the path of a definition they hold (`defines`, `declares`), ends with
+   * one of the names (exact, case-sensitive); per name at most `limit`, in id order.
    */
   chunksBySymbolName(names: readonly string[], limit: number): ChunkRow[] {
     const statement = this.sql(

@@ -36,6 +36,7 @@ function file(path: string, firstId: number, chunkTerms: string[][]) {
       language: "text",
       symbol: `sym${firstId + i}`,
       defines: [],
+      declares: [],
       hash: `c${firstId + i}`,
       terms: counts,
       length: terms.length,
