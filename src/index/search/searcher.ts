@@ -48,6 +48,11 @@ export interface SearchHit {
   endLine: number;
   score: number;
   symbol: string;
+  /**
+   * The definitions of code that start in the hit's lines, with their symbol paths, in file order: the
+   * small functions a chunk groups, whose symbol names none or one of them.
+   */
+  defines: string[];
   language: string;
   /** The file changed on disk since it was indexed: the lines may have moved. */
   stale: boolean;
