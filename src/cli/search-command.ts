@@ -17,19 +17,20 @@ function parseLimit(value: string): number {
   return limit;
 }
 
-type Hit = Pick<SearchHit, "path" | "startLine" | "endLine" | "score" | "symbol" | "stale">;
+type Hit = Pick<SearchHit, "path" | "startLine" | "endLine" | "score" | "symbol" | "defines" | "stale">;
 
 /** The hits as `umbra search` prints them, whether the engine or this process searched. */
 async function printHits(root: string, hits: readonly Hit[], json: boolean): Promise<void> {
   if (json) {
     printJson(
-      hits.map(({ path, startLine, endLine, score, symbol, stale }) => ({
+      hits.map(({ path, startLine, endLine, score, symbol, defines, stale }) => ({
         path,
         startLine,
         endLine,
         score,
-        // the engine leaves out an empty symbol; the index has "" for a chunk without one
+        // the engine leaves out an empty symbol (and empty defines); the index has "" for a chunk without one
         symbol: symbol ?? "",
+        defines: defines ?? [],
         stale,
       })),
     );
@@ -62,7 +63,7 @@ export function registerSearch(program: Command): void {
     .option("--limit <k>", "number of results", parseLimit, 10)
     .option("--path <glob>", "only paths matching this glob")
     .option("--lang <language>", "only this language (e.g. python, typescript)")
-    .option("--json", "print a JSON array of {path, startLine, endLine, score, symbol, stale}")
+    .option("--json", "print a JSON array of {path, startLine, endLine, score, symbol, defines, stale}")
     .action(
       async (
         words: string[],

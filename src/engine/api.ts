@@ -306,6 +306,8 @@ export interface SearchHit {
   endLine: number;
   score: number;
   symbol?: string;
+  /** The definitions of code that start in the hit's lines (symbol paths, file order); absent when none. */
+  defines?: string[];
   /** The file changed since it was indexed: the lines may have moved. */
   stale: boolean;
   /** The first lines of the hit, as the file is now (empty when it is gone). */

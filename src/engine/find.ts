@@ -93,6 +93,7 @@ export const searchOp: Handler<"search"> = async (ws, p, _caller, call) =>
         endLine: hit.endLine,
         score: hit.score,
         ...(hit.symbol ? { symbol: hit.symbol } : {}),
+        ...(hit.defines.length > 0 ? { defines: hit.defines } : {}),
         stale: hit.stale,
         preview,
       });

@@ -32,6 +32,18 @@ function indent(text: string, prefix = "    "): string {
     .join("\n");
 }
 
+/** The most definitions a hit's head line names besides its symbol. */
+const DEFINES_SHOWN = 5;
+
+/** The other definitions a hit holds (a chunk grouping small functions), on one line; undefined when none. */
+function othersDefined(hit: SearchResult["hits"][number]): string | undefined {
+  const others = (hit.defines ?? []).filter((path) => path !== hit.symbol);
+  if (others.length === 0) return undefined;
+  const shown = others.slice(0, DEFINES_SHOWN).map(oneLine).join(", ");
+  const more = others.length > DEFINES_SHOWN ? ` and ${others.length - DEFINES_SHOWN} more` : "";
+  return `defines ${shown}${more}`;
+}
+
 /** How each kind of query was ranked, in a few words. */
 const INTENT_WORDS: Record<SearchResult["intent"], string> = {
   question: "a question: implementation code first",
@@ -56,6 +68,7 @@ export function searchText(result: SearchResult): string {
     const head = [
       `${oneLine(hit.path)}:${hit.startLine}-${hit.endLine}`,
       hit.symbol ? hit.symbol : undefined,
+      othersDefined(hit),
       `score ${hit.score.toFixed(3)}`,
       hit.stale ? "STALE: the file changed since it was indexed, lines may have moved" : undefined,
     ].filter((part) => part !== undefined);

@@ -37,6 +37,7 @@ describe("umbra CLI", () => {
     const hits = JSON.parse(search.stdout) as Record<string, unknown>[];
     expect(hits).toHaveLength(3);
     expect(Object.keys(hits[0] ?? {}).sort()).toEqual([
+      "defines",
       "endLine",
       "path",
       "score",

@@ -12,8 +12,8 @@ import type { Parser } from "web-tree-sitter";
 import { detectLanguage, languageSpec } from "./languages.js";
 import { getParser } from "./parser.js";
 import { markdownRoot, paragraphRoot, type Section } from "./sections.js";
-import { type Segment, Splitter } from "./split.js";
-import { syntaxRoot } from "./syntax.js";
+import { SEPARATOR, type Segment, Splitter } from "./split.js";
+import { type DefinitionStart, definitionStarts, syntaxRoot } from "./syntax.js";
 
 export interface Chunk {
   /** The path given to `chunkFile`, unchanged. */
@@ -24,6 +24,15 @@ export interface Chunk {
   language: string;
   /** Names of the enclosing definitions joined by " > " (e.g. "Invoice > total"); "" at top level. */
   symbol: string;
+  /**
+   * Symbol paths of the definitions of code (functions, methods, classes, modules, …) that start in this
+   * chunk (on one of its rows), in file order, nested ones included: a chunk that groups several small
+   * functions names each of them, while its `symbol` names at most one. Empty for files chunked without
+   * a syntax tree.
+   */
+  defines: string[];
+  /** The same for the declarations of shapes only (interfaces, type aliases, structs, enums, typedefs). */
+  declares: string[];
   /** sha256 (hex) of `text`. */
   hash: string;
   text: string;
@@ -49,8 +58,9 @@ export const DEFAULT_MAX_TOKENS = 400;
  * `class << self` are definitions; `x.map(() => …)` at module level is not.
  * 3: a TypeScript file whose parse has errors is parsed again with its unseparated call signatures
  * separated (reparse.ts), when that has fewer errors.
+ * 4: every chunk lists the definitions that start in it (`defines`, `declares`).
  */
-export const CHUNKER_VERSION = 3;
+export const CHUNKER_VERSION = 4;
 
 /** Files larger than this are chunked by lines: a syntax tree of them would cost too much memory. */
 const MAX_PARSE_LENGTH = 4 * 1024 * 1024;
@@ -71,8 +81,37 @@ function sha256(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-function toChunks(path: string, language: string, lines: readonly string[], segments: Segment[]): Chunk[] {
-  return segments.map((segment) => {
+interface Defined {
+  defines: Set<string>;
+  declares: Set<string>;
+}
+
+/**
+ * What each segment defines and declares: a definition goes to the first segment holding the row it
+ * starts on (segments are in file order, and so are the definitions).
+ */
+function definedBy(segments: readonly Segment[], definitions: readonly DefinitionStart[]): Defined[] {
+  const out = segments.map((): Defined => ({ defines: new Set(), declares: new Set() }));
+  let at = 0;
+  for (const { row, path, declaration } of definitions) {
+    while (at < segments.length && (segments[at]?.end ?? 0) < row) at++;
+    const segment = segments[at];
+    const defined = out[at];
+    if (!segment || !defined || segment.start > row) continue;
+    (declaration ? defined.declares : defined.defines).add(path.join(SEPARATOR).replace(/\s+/g, " "));
+  }
+  return out;
+}
+
+function toChunks(
+  path: string,
+  language: string,
+  lines: readonly string[],
+  segments: Segment[],
+  definitions: readonly DefinitionStart[] = [],
+): Chunk[] {
+  const defined = definedBy(segments, definitions);
+  return segments.map((segment, i) => {
     const body = segment.cut
       ? (lines[segment.start] ?? "").slice(segment.cut.from, segment.cut.to)
       : lines.slice(segment.start, segment.end + 1).join("\n");
@@ -87,6 +126,8 @@ function toChunks(path: string, language: string, lines: readonly string[], segm
       endLine: segment.end + 1,
       language,
       symbol: segment.symbol,
+      defines: [...(defined[i]?.defines ?? [])],
+      declares: [...(defined[i]?.declares ?? [])],
       hash: sha256(text),
       text,
     };
@@ -136,7 +177,8 @@ export async function chunkFile(path: string, content: string, options: ChunkOpt
     if (tree) {
       try {
         const root: Section = syntaxRoot(spec, tree.rootNode, lines.length - 1);
-        return toChunks(path, language, lines, splitter.run(root));
+        const segments = splitter.run(root);
+        return toChunks(path, language, lines, segments, definitionStarts(spec, tree.rootNode));
       } finally {
         tree.delete();
       }

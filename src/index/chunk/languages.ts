@@ -18,6 +18,11 @@ export interface LanguageSpec {
   readonly extensions: readonly string[];
   /** Node type → name reader: the node types that are definitions. */
   readonly definitions: Readonly<Record<string, NameReader>>;
+  /**
+   * Definition node types that declare a shape only (interfaces, type aliases, structs, enums, typedefs,
+   * signatures without a body): a chunk lists them in `declares`, the definitions of code in `defines`.
+   */
+  readonly declarations: readonly string[];
   /** Node types that wrap one definition (`export …`, decorators, `template <…>`) and are named by it. */
   readonly wrappers: readonly string[];
   /** Node types that glue to the syntax node right below them, besides every `*comment*` type. */
@@ -269,6 +274,8 @@ const TS_DEFINITIONS: Record<string, NameReader> = {
 
 const JS_WRAPPERS = ["export_statement", "expression_statement"];
 const TS_WRAPPERS = ["export_statement", "ambient_declaration", "expression_statement"];
+const TS_DECLARATIONS = ["interface_declaration", "type_alias_declaration", "enum_declaration"];
+const C_DECLARATIONS = ["struct_specifier", "union_specifier", "enum_specifier", "type_definition"];
 
 // ---------------------------------------------------------------------------------------------------
 // The table
@@ -279,6 +286,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     grammar: "tree-sitter-typescript.wasm",
     extensions: [".ts", ".mts", ".cts"],
     definitions: TS_DEFINITIONS,
+    declarations: TS_DECLARATIONS,
     wrappers: TS_WRAPPERS,
     attached: ["decorator"],
     reparse: separateSignatures,
@@ -288,6 +296,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     grammar: "tree-sitter-tsx.wasm",
     extensions: [".tsx"],
     definitions: TS_DEFINITIONS,
+    declarations: TS_DECLARATIONS,
     wrappers: TS_WRAPPERS,
     attached: ["decorator"],
     reparse: separateSignatures,
@@ -297,6 +306,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     grammar: "tree-sitter-javascript.wasm",
     extensions: [".js", ".mjs", ".cjs", ".jsx"],
     definitions: JS_DEFINITIONS,
+    declarations: [],
     wrappers: JS_WRAPPERS,
     attached: ["decorator"],
   },
@@ -305,6 +315,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     grammar: "tree-sitter-python.wasm",
     extensions: [".py", ".pyi", ".pyw"],
     definitions: { function_definition: byName, class_definition: byName },
+    declarations: [],
     wrappers: ["decorated_definition"],
     attached: [],
   },
@@ -319,6 +330,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
       var_spec: goFunctionVariable,
       short_var_declaration: goFunctionVariable,
     },
+    declarations: ["type_spec"],
     wrappers: ["type_declaration", "var_declaration"],
     attached: [],
   },
@@ -337,6 +349,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
       mod_item: byName,
       macro_definition: byName,
     },
+    declarations: ["struct_item", "enum_item", "union_item", "trait_item", "function_signature_item"],
     wrappers: [],
     attached: ["attribute_item"],
   },
@@ -353,6 +366,12 @@ export const LANGUAGES: readonly LanguageSpec[] = [
       method_declaration: byName,
       constructor_declaration: byName,
     },
+    declarations: [
+      "interface_declaration",
+      "enum_declaration",
+      "record_declaration",
+      "annotation_type_declaration",
+    ],
     wrappers: [],
     attached: [],
   },
@@ -367,6 +386,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
       enum_specifier: byNameWithBody,
       type_definition: cTypedef,
     },
+    declarations: C_DECLARATIONS,
     wrappers: [],
     attached: [],
   },
@@ -384,6 +404,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
       type_definition: cTypedef,
       declaration: cppLambda,
     },
+    declarations: C_DECLARATIONS,
     wrappers: ["template_declaration"],
     attached: [],
   },
@@ -406,6 +427,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
       property_declaration: byName,
       local_function_statement: byName,
     },
+    declarations: ["interface_declaration", "enum_declaration"],
     wrappers: [],
     attached: [],
   },
@@ -421,6 +443,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
       call: rubyDefineMethod,
     },
     // `class << self … end` holding one method is named by it; holding several, its methods are Class > m
+    declarations: [],
     wrappers: ["singleton_class"],
     attached: [],
   },
@@ -437,6 +460,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
       method_declaration: byName,
       namespace_definition: byNameWithBody,
     },
+    declarations: ["interface_declaration", "enum_declaration"],
     wrappers: [],
     attached: ["attribute_list"],
   },
@@ -444,10 +468,11 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     id: "markdown",
     extensions: [".md", ".markdown", ".mdx", ".mdown", ".mkd"],
     definitions: {},
+    declarations: [],
     wrappers: [],
     attached: [],
   },
-  { id: "text", extensions: [], definitions: {}, wrappers: [], attached: [] },
+  { id: "text", extensions: [], definitions: {}, declarations: [], wrappers: [], attached: [] },
 ];
 
 /** Every language id `detectLanguage` can return. */

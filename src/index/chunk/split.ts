@@ -65,7 +65,8 @@ interface Group {
 const MAX_DEPTH = 256;
 /** Most units one group may hold (bounds the partition's work). */
 const PARTITION_WINDOW = 512;
-const SEPARATOR = " > ";
+/** Between the names of a symbol path. */
+export const SEPARATOR = " > ";
 
 export class Splitter {
   private readonly prefix: Float64Array;

@@ -119,3 +119,37 @@ export function syntaxRoot(spec: LanguageSpec, root: Node, lastRow: number): Sec
     signature: () => undefined,
   };
 }
+
+/** A definition found anywhere in a tree: the row its node starts on and its full symbol path. */
+export interface DefinitionStart {
+  row: number;
+  path: string[];
+  /** It declares a shape only (an interface, a type alias, a struct: `LanguageSpec.declarations`). */
+  declaration: boolean;
+}
+
+/**
+ * Every definition of a syntax tree, in file order, each with the row it starts on and its symbol path
+ * (the names of the definitions around it, then its own): what the chunks that hold those rows define,
+ * whether or not the splitter ever opens them. The nodes of the definition types are found by the
+ * grammar's own walk (one call), the definitions around each by their byte ranges.
+ */
+export function definitionStarts(spec: LanguageSpec, root: Node): DefinitionStart[] {
+  const types = Object.keys(spec.definitions);
+  if (types.length === 0) return [];
+  const out: DefinitionStart[] = [];
+  const declarations = new Set(spec.declarations);
+  /** The definitions around the current node, outermost first. */
+  const around: { end: number; path: string[] }[] = [];
+  for (const node of root.descendantsOfType(types)) {
+    if (!node) continue;
+    const reader = spec.definitions[node.type];
+    const name = reader?.(node);
+    if (!name || name.length === 0) continue;
+    while ((around[around.length - 1]?.end ?? Number.POSITIVE_INFINITY) <= node.startIndex) around.pop();
+    const path = [...(around[around.length - 1]?.path ?? []), ...name];
+    out.push({ row: node.startPosition.row, path, declaration: declarations.has(node.type) });
+    around.push({ end: node.endIndex, path });
+  }
+  return out;
+}

@@ -5,7 +5,7 @@
  *   into one hit covering all their lines, with the best score (the first one seen, as chunks come best
  *   first). Next to each other means consecutive chunk ids: the indexer numbers a file's chunks in file
  *   order, so no lookup is needed. Chunks without a symbol (top-level code, text) never collapse: being
- *   neighbours says nothing about them answering the same thing.
+ *   neighbours says nothing about them answering the same thing. A hit lists what its chunks define.
  * - The first `TOP` hits hold at most `PER_FILE_IN_TOP` hits of one file (or the number the caller
  *   gives: a question, which asks for one place, lets its best file show more) while hits of other files
  *   are there to take the slot; the hits held back come right after them, in their order. Two, not one: an
@@ -17,7 +17,10 @@
 import type { ChunkRow } from "../store/lexical.js";
 import type { SearchHit } from "./searcher.js";
 
-export type HitRow = Pick<ChunkRow, "id" | "path" | "startLine" | "endLine" | "symbol" | "language">;
+export type HitRow = Pick<
+  ChunkRow,
+  "id" | "path" | "startLine" | "endLine" | "symbol" | "language" | "defines"
+>;
 export type AssembledHit = Omit<SearchHit, "stale">;
 
 /** Slots at the top of the list where one file may not hold more than `PER_FILE_IN_TOP`. */
@@ -29,6 +32,8 @@ interface Group {
   /** Chunk ids [first, last] the hit covers. */
   first: number;
   last: number;
+  /** What each of its chunks defines, by chunk id. */
+  defines: Map<number, readonly string[]>;
 }
 
 export class HitAssembler {
@@ -55,9 +60,10 @@ export class HitAssembler {
     if (!group) {
       const { path, startLine, endLine, symbol, language } = row;
       const created = {
-        hit: { path, startLine, endLine, score, symbol, language },
+        hit: { path, startLine, endLine, score, symbol, language, defines: [] },
         first: row.id,
         last: row.id,
+        defines: new Map([[row.id, row.defines]]),
       };
       this.groups.push(created);
       if (siblings) siblings.push(created);
@@ -66,11 +72,13 @@ export class HitAssembler {
       return;
     }
     extend(group, row.id, row.startLine, row.endLine);
+    group.defines.set(row.id, row.defines);
     // The chunk may bridge two hits of the symbol (ids 4 and 6 seen, then 5): the later one joins.
     const other = siblings?.find((g) => g !== group && (touches(g, group.first) || touches(g, group.last)));
     if (other && siblings) {
       extend(group, other.first, other.hit.startLine, other.hit.endLine);
       extend(group, other.last, other.hit.startLine, other.hit.endLine);
+      for (const [id, defines] of other.defines) group.defines.set(id, defines);
       this.groups.splice(this.groups.indexOf(other), 1);
       siblings.splice(siblings.indexOf(other), 1);
       this.count(row.path, -1);
@@ -96,7 +104,10 @@ export class HitAssembler {
         held.push(group);
       }
     }
-    return [...admitted, ...held].slice(0, this.limit).map((group) => group.hit);
+    return [...admitted, ...held].slice(0, this.limit).map((group) => ({
+      ...group.hit,
+      defines: definesOf(group),
+    }));
   }
 
   private count(path: string, delta: 1 | -1): void {
@@ -105,6 +116,12 @@ export class HitAssembler {
     this.perFile.set(path, after);
     this.eligible += Math.min(after, this.perFileInTop) - Math.min(before, this.perFileInTop);
   }
+}
+
+/** What a hit's chunks define, in file order (chunk ids are), each once. */
+function definesOf(group: Group): string[] {
+  const ids = [...group.defines.keys()].sort((a, b) => a - b);
+  return [...new Set(ids.flatMap((id) => group.defines.get(id) ?? []))];
 }
 
 /** Chunk `id` lies within the group's chunks or right beside them. */

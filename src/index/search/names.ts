@@ -75,3 +75,18 @@ export function nameFit(
     return fit;
   };
 }
+
+/**
+ * How well the best of a chunk's names answers the query: its symbol's, or that of a definition of code it
+ * holds (a chunk grouping small functions answers for each of them). Not its declarations: a question
+ * asks what code does, and interfaces or aliases named with its words ranked worse on bench/questions
+ * (a development set). `fitOf` is a `nameFit`.
+ */
+export function chunkNameFit(
+  fitOf: (symbol: string) => number,
+  chunk: { readonly symbol: string; readonly defines: readonly string[] },
+): number {
+  let best = fitOf(chunk.symbol);
+  for (const path of chunk.defines) if (path !== chunk.symbol) best = Math.max(best, fitOf(path));
+  return best;
+}

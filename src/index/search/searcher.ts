@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { sha256Hex } from "../../workspace/hash.js";
 import { umbraIgnoreMatcher } from "../../workspace/ignore-rules.js";
 import type { Embedder } from "../embed/index.js";
-import type { ChunkRow, FileRow, LexicalStore } from "../store/lexical.js";
+import { type ChunkRow, type FileRow, type LexicalStore, symbolName } from "../store/lexical.js";
 import type { VectorStore } from "../store/vectors.js";
 import { codeTokens } from "../tokenize.js";
 import { keepFileScores, liftByFile } from "./focus.js";
@@ -12,7 +12,7 @@ import { type RankedList, reciprocalRankFusion } from "./fusion.js";
 import { HitAssembler, PER_FILE_IN_TOP } from "./hits.js";
 import { ImportResolver } from "./imports.js";
 import { classifyQuery, type QueryIntent } from "./intent.js";
-import { nameFit } from "./names.js";
+import { chunkNameFit, nameFit } from "./names.js";
 import { PathIndex } from "./paths.js";
 import { type ParsedQuery, parseQuery } from "./query.js";
 import { type FileRole, fileRole, priorFor } from "./roles.js";
@@ -48,6 +48,11 @@ export interface SearchHit {
   endLine: number;
   score: number;
   symbol: string;
+  /**
+   * The definitions of code that start in the hit's lines, with their symbol paths, in file order: the
+   * small functions a chunk groups, whose symbol names none or one of them.
+   */
+  defines: string[];
   language: string;
   /** The file changed on disk since it was indexed: the lines may have moved. */
   stale: boolean;
@@ -323,18 +328,21 @@ function jumpTargets(
   }
   if (!intent.name) return [];
   const { name, qualifiers } = intent.name;
-  const first = new Map<string, ChunkRow>();
+  // each definition of the name (a chunk's symbol, or one of the definitions a chunk holds) by its first chunk
+  const first = new Map<string, { row: ChunkRow; symbol: string }>();
   for (const row of context.lexical.chunksBySymbolName([name], DEFINITIONS_READ)) {
-    const key = `${row.path}\0${row.symbol}`;
+    const symbol =
+      [row.symbol, ...row.defines, ...row.declares].find((path) => symbolName(path) === name) ?? row.symbol;
+    const key = `${row.path}\0${symbol}`;
     const known = first.get(key);
-    if (!known || row.startLine < known.startLine) first.set(key, row);
+    if (!known || row.startLine < known.row.startLine) first.set(key, { row, symbol });
   }
-  const qualified = (row: ChunkRow) =>
+  const qualified = ({ row, symbol }: { row: ChunkRow; symbol: string }) =>
     qualifiers.every(
-      (q) => row.symbol.split(" > ").includes(q) || codeTokens(row.path).includes(q.toLowerCase()),
+      (q) => symbol.split(" > ").includes(q) || codeTokens(row.path).includes(q.toLowerCase()),
     );
   const all = [...first.values()];
-  const definitions = all.some(qualified) ? all.filter(qualified) : all;
+  const definitions = (all.some(qualified) ? all.filter(qualified) : all).map(({ row }) => row);
   const order = (row: ChunkRow) => (fileRole(row.path) === "source" ? 0 : 1);
   const rank = new Map(ranked.map((hit, i) => [hit.id, i]));
   return definitions
@@ -516,7 +524,7 @@ export async function search(
     await turn();
     const bestChunk = bestChunkOfFiles(context, hits);
     if (nameScore) {
-      const weigh = (row: ChunkRow) => 1 + QUESTION_NAME_GAIN.representative * nameScore(row.symbol);
+      const weigh = (row: ChunkRow) => 1 + QUESTION_NAME_GAIN.representative * chunkNameFit(nameScore, row);
       bestNamed = bestChunkOfFiles(context, hits, weigh);
     }
     if (weights.file > 0) {
@@ -570,7 +578,10 @@ export async function search(
       ? liftByFile(
           keepFileScores(
             prioritised,
-            withPrior(namedCandidates, (row) => 1 + QUESTION_NAME_GAIN.withinFile * nameScore(row.symbol)),
+            withPrior(
+              namedCandidates,
+              (row) => 1 + QUESTION_NAME_GAIN.withinFile * chunkNameFit(nameScore, row),
+            ),
             pathOf,
           ),
           pathOf,

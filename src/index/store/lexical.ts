@@ -4,7 +4,11 @@ import Database from "better-sqlite3";
 import type { Chunk } from "../chunk/index.js";
 import { PostingsTable } from "./postings.js";
 
-const SCHEMA_VERSION = "4";
+/**
+ * 5: chunks list the definitions that start in them (`defines`, `declares`), each name findable
+ * (`chunk_names`).
+ */
+const SCHEMA_VERSION = "5";
 
 /** One chunk as the lexical store keeps it: location and metadata, never code. */
 export type ChunkRow = Omit<Chunk, "text"> & { id: number };
@@ -32,12 +36,46 @@ export interface ScoredChunk {
 /** The most terms of one query that BM25 reads postings for, by default. */
 export const MAX_QUERY_TERMS = 64;
 
-/** The columns of a ChunkRow, for the queries that read rows of chunks. */
 /** Meta key counting the changes of the indexed content (files, chunks, postings). */
 const CONTENT_VERSION = "contentVersion";
 
-const CHUNK_ROWS =
-  "SELECT id, path, start_line AS startLine, end_line AS endLine, language, symbol, hash FROM chunks";
+/** The columns of a ChunkRow, for the queries that read rows of chunks (`defines` as stored: see chunkRow). */
+const CHUNK_COLUMNS =
+  "chunks.id AS id, path, start_line AS startLine, end_line AS endLine, language, symbol, defines, declares, hash";
+const CHUNK_ROWS = `SELECT ${CHUNK_COLUMNS} FROM chunks`;
+
+/** A chunk row as SQLite returns it: `defines` and `declares` are symbol paths joined by line breaks. */
+type StoredChunkRow = Omit<ChunkRow, "defines" | "declares"> & { defines: string; declares: string };
+
+/** Between the symbol paths of a `defines` or `declares` column (a symbol path never holds a line break). */
+const PATH_SEPARATOR = "\n";
+
+function paths(stored: string): string[] {
+  return stored === "" ? [] : stored.split(PATH_SEPARATOR);
+}
+
+function chunkRow(stored: StoredChunkRow): ChunkRow {
+  return { ...stored, defines: paths(stored.defines), declares: paths(stored.declares) };
+}
+
+/**
+ * The names a chunk can be found by (chunksBySymbolName): its symbol's and those of what it defines and
+ * declares.
+ */
+export function definedNames(chunk: Pick<Chunk, "symbol" | "defines" | "declares">): string[] {
+  const names = new Set<string>();
+  for (const path of [chunk.symbol, ...chunk.defines, ...chunk.declares]) {
+    const name = symbolName(path);
+    if (name !== "") names.add(name);
+  }
+  return [...names];
+}
+
+/** Every name a chunk defines (definedNames), for finding chunks by name. */
+const CHUNK_NAMES_TABLE = `
+  CREATE TABLE IF NOT EXISTS chunk_names(
+    id INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY(id, name)) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS chunk_names_name ON chunk_names(name, id);`;
 
 /** The most chunk rows (and first chunks of files) kept read between searches: ~15 MiB at most. */
 const CACHED_ROWS = 50_000;
@@ -138,6 +176,7 @@ export class LexicalStore {
 
   private migrate(): void {
     this.db.exec("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    if (this.getMeta("schema") === "4") this.upgradeFrom4();
     const version = this.getMeta("schema");
     if (version !== undefined && version !== SCHEMA_VERSION) {
       throw new CorruptIndexError(
@@ -151,12 +190,34 @@ export class LexicalStore {
       CREATE TABLE IF NOT EXISTS chunks(
         id INTEGER PRIMARY KEY, path TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
         language TEXT NOT NULL, symbol TEXT NOT NULL, name TEXT NOT NULL, hash TEXT NOT NULL,
-        length INTEGER NOT NULL);
+        length INTEGER NOT NULL, defines TEXT NOT NULL DEFAULT '', declares TEXT NOT NULL DEFAULT '');
       CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
       CREATE INDEX IF NOT EXISTS chunks_name ON chunks(name);
+      ${CHUNK_NAMES_TABLE}
     `);
     this.postings = { chunk: new PostingsTable(this.db, "chunk"), file: new PostingsTable(this.db, "file") };
     if (version === undefined) this.setMeta("schema", SCHEMA_VERSION);
+  }
+
+  /**
+   * Schema 4 → 5 in place, so an index keeps answering searches until its next run re-chunks it (the
+   * chunker version changed with it): chunks gain empty `defines` and `declares`, and their symbols'
+   * names are copied into chunk_names. One write transaction; a second process finds the work done.
+   */
+  private upgradeFrom4(): void {
+    this.db
+      .transaction(() => {
+        if (this.getMeta("schema") !== "4") return;
+        this.invalidate();
+        this.db.exec(`
+          ALTER TABLE chunks ADD COLUMN defines TEXT NOT NULL DEFAULT '';
+          ALTER TABLE chunks ADD COLUMN declares TEXT NOT NULL DEFAULT '';
+          ${CHUNK_NAMES_TABLE}
+          INSERT OR IGNORE INTO chunk_names(id, name) SELECT id, name FROM chunks WHERE name <> '';
+        `);
+        this.setMeta("schema", SCHEMA_VERSION);
+      })
+      .immediate();
   }
 
   getMeta(key: string): string | undefined {
@@ -252,14 +313,18 @@ export class LexicalStore {
   ): void {
     const chunkIds = this.db.prepare("SELECT id FROM chunks WHERE path = ?").pluck();
     const fileId = this.db.prepare("SELECT id FROM files WHERE path = ?").pluck();
+    const deleteNames = this.db.prepare(
+      "DELETE FROM chunk_names WHERE id IN (SELECT id FROM chunks WHERE path = ?)",
+    );
     const deleteChunks = this.db.prepare("DELETE FROM chunks WHERE path = ?");
     const deleteFile = this.db.prepare("DELETE FROM files WHERE path = ?");
     const insertFile = this.db.prepare(
       "INSERT INTO files(path, id, mpath, hash, size, mtime, language) VALUES(?, ?, ?, ?, ?, ?, ?)",
     );
     const insertChunk = this.db.prepare(
-      "INSERT INTO chunks(id, path, start_line, end_line, language, symbol, name, hash, length) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO chunks(id, path, start_line, end_line, language, symbol, name, hash, length, defines, declares) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
+    const insertName = this.db.prepare("INSERT OR IGNORE INTO chunk_names(id, name) VALUES(?, ?)");
     const run = this.db.transaction(() => {
       this.invalidate();
       let maxId = 0;
@@ -267,6 +332,7 @@ export class LexicalStore {
       const clear = (path: string) => {
         this.postings.chunk.remove(chunkIds.all(path) as number[]);
         this.postings.file.remove(fileId.all(path) as number[]);
+        deleteNames.run(path);
         deleteChunks.run(path);
         deleteFile.run(path);
       };
@@ -293,7 +359,10 @@ export class LexicalStore {
             symbolName(chunk.symbol),
             chunk.hash,
             chunk.length,
+            chunk.defines.join(PATH_SEPARATOR),
+            chunk.declares.join(PATH_SEPARATOR),
           );
+          for (const name of definedNames(chunk)) insertName.run(chunk.id, name);
           this.postings.chunk.add(chunk.id, chunk.terms, chunk.length);
           maxId = Math.max(maxId, chunk.id);
         }
@@ -333,9 +402,9 @@ export class LexicalStore {
       // one statement for all of them (a search asks for hundreds): a JSON array of the ids
       const rows = this.sql(`${CHUNK_ROWS} WHERE id IN (SELECT value FROM json_each(?))`).all(
         JSON.stringify(missing),
-      ) as ChunkRow[];
+      ) as StoredChunkRow[];
       for (const id of missing) known.set(id, null);
-      for (const row of rows) known.set(row.id, row);
+      for (const row of rows) known.set(row.id, chunkRow(row));
     }
     const found = new Map<number, ChunkRow>();
     for (const id of ids) {
@@ -348,7 +417,7 @@ export class LexicalStore {
   /** Chunks of the given files, in file order. */
   chunksOfPaths(paths: readonly string[]): ChunkRow[] {
     const statement = this.sql(`${CHUNK_ROWS} WHERE path = ? ORDER BY start_line`);
-    return paths.flatMap((path) => statement.all(path) as ChunkRow[]);
+    return paths.flatMap((path) => (statement.all(path) as StoredChunkRow[]).map(chunkRow));
   }
 
   /** The first chunk of each of the given files that has one. */
@@ -360,17 +429,24 @@ export class LexicalStore {
     return paths.flatMap((path) => {
       let row = known.get(path);
       if (row === undefined) {
-        row = (statement.get(path) as ChunkRow | undefined) ?? null;
+        const stored = statement.get(path) as StoredChunkRow | undefined;
+        row = stored ? chunkRow(stored) : null;
         known.set(path, row);
       }
       return row ?? [];
     });
   }
 
-  /** Chunks whose symbol path ends with one of the names (exact, case-sensitive). */
+  /**
+   * Chunks whose symbol path, or the path of a definition they hold (`defines`, `declares`), ends with
+   * one of the names (exact, case-sensitive); per name at most `limit`, in id order.
+   */
   chunksBySymbolName(names: readonly string[], limit: number): ChunkRow[] {
-    const statement = this.sql(`${CHUNK_ROWS} WHERE name = ? LIMIT ?`);
-    return names.flatMap((name) => statement.all(name, limit) as ChunkRow[]);
+    const statement = this.sql(
+      `SELECT ${CHUNK_COLUMNS} FROM chunk_names JOIN chunks ON chunks.id = chunk_names.id
+       WHERE chunk_names.name = ? ORDER BY chunk_names.id LIMIT ?`,
+    );
+    return names.flatMap((name) => (statement.all(name, limit) as StoredChunkRow[]).map(chunkRow));
   }
 
   /**

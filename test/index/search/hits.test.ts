@@ -1,20 +1,44 @@
 import { describe, expect, it } from "vitest";
 import { HitAssembler, type HitRow } from "../../../src/index/search/hits.js";
 
-function row(id: number, path: string, symbol: string, startLine: number, endLine: number): HitRow {
-  return { id, path, symbol, startLine, endLine, language: "python" };
+function row(
+  id: number,
+  path: string,
+  symbol: string,
+  startLine: number,
+  endLine: number,
+  defines: string[] = [],
+): HitRow {
+  return { id, path, symbol, startLine, endLine, language: "python", defines };
 }
 
 describe("HitAssembler", () => {
   it("joins a chunk that bridges two hits of one symbol, keeping the best score and place", () => {
     const assembler = new HitAssembler(10);
-    assembler.add(row(4, "a.py", "run", 1, 20), 0.9);
-    assembler.add(row(9, "b.py", "other", 1, 5), 0.8);
-    assembler.add(row(6, "a.py", "run", 41, 60), 0.7);
-    assembler.add(row(5, "a.py", "run", 21, 40), 0.6);
+    assembler.add(row(4, "a.py", "run", 1, 20, ["run"]), 0.9);
+    assembler.add(row(9, "b.py", "other", 1, 5, ["other", "other > inner"]), 0.8);
+    assembler.add(row(6, "a.py", "run", 41, 60, ["run > last"]), 0.7);
+    assembler.add(row(5, "a.py", "run", 21, 40, ["run > helper"]), 0.6);
     expect(assembler.hits()).toEqual([
-      { path: "a.py", symbol: "run", startLine: 1, endLine: 60, score: 0.9, language: "python" },
-      { path: "b.py", symbol: "other", startLine: 1, endLine: 5, score: 0.8, language: "python" },
+      {
+        path: "a.py",
+        symbol: "run",
+        startLine: 1,
+        endLine: 60,
+        score: 0.9,
+        language: "python",
+        // what the pieces define, in file order
+        defines: ["run", "run > helper", "run > last"],
+      },
+      {
+        path: "b.py",
+        symbol: "other",
+        startLine: 1,
+        endLine: 5,
+        score: 0.8,
+        language: "python",
+        defines: ["other", "other > inner"],
+      },
     ]);
   });
 

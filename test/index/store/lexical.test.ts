@@ -35,6 +35,8 @@ function file(path: string, firstId: number, chunkTerms: string[][]) {
       endLine: i * 10 + 9,
       language: "text",
       symbol: `sym${firstId + i}`,
+      defines: [],
+      declares: [],
       hash: `c${firstId + i}`,
       terms: counts,
       length: terms.length,

@@ -1,0 +1,165 @@
+/**
+ * A chunk lists every definition that starts in it: small definitions grouped into one chunk (whose
+ * symbol can name at most one of them) are each named, with their full symbol paths, nested ones too;
+ * declarations of shapes only (interfaces, type aliases, structs) are listed apart.
+ */
+import { describe, expect, it } from "vitest";
+import { type Chunk, chunkFile } from "../../../src/index/chunk/index.js";
+import { chunkHolding, expectValidChunks, lineOf } from "./helpers.js";
+
+/** The one chunk holding both lines named by their text. */
+function holding(content: string, chunks: Chunk[], first: string, last: string): Chunk {
+  return chunkHolding(chunks, lineOf(content, first), lineOf(content, last));
+}
+
+const GO = `package router
+
+type Options struct {
+\tStrict bool
+}
+
+func cleanPath(p string) string {
+\treturn p
+}
+
+func (e *Engine) redirectTrailingSlash(c *Context) {
+\tc.Redirect(301, cleanPath(c.Path))
+}
+
+var notFound = func(c *Context) {
+\tc.Status(404)
+}
+
+func (e *Engine) Use(middleware ...HandlerFunc) {
+\thandler := func(c *Context) { c.Next() }
+\te.handlers = append(e.handlers, handler)
+}
+`;
+
+const PYTHON = `import os
+
+
+def _render(app, template, context):
+    return template.render(context)
+
+
+def render_template(name, **context):
+    return _render(None, name, context)
+
+
+class Response:
+    def raise_for_status(self):
+        if self.status >= 400:
+            raise HTTPError(self.status)
+
+    def close(self):
+        self.raw.close()
+
+
+def outer():
+    def inner():
+        return 1
+    return inner
+`;
+
+const TYPESCRIPT = `import { getPath } from "./url";
+
+export interface MergeOptions {
+  strict: boolean;
+}
+
+export type Path = string;
+
+const notFoundHandler = (c: Context) => c.text("404 Not Found", 404);
+
+export function mergePath(base: string, sub: string): string {
+  return base + sub;
+}
+
+export const router = {
+  match(path: Path) {
+    return getPath(path);
+  },
+};
+
+export class Hono {
+  route = (path: string) => mergePath("/", path);
+  fetch(request: Request) {
+    return notFoundHandler(request);
+  }
+}
+`;
+
+describe("what a chunk defines", () => {
+  it("Go: the functions, methods and function variables grouped in a chunk, the struct as a declaration", async () => {
+    const chunks = await chunkFile("router.go", GO);
+    expectValidChunks(GO, chunks);
+    const chunk = holding(GO, chunks, "type Options struct", "e.handlers = append");
+    expect(chunk.symbol).toBe("");
+    expect(chunk.defines).toEqual([
+      "cleanPath",
+      "Engine > redirectTrailingSlash",
+      "notFound",
+      "Engine > Use",
+      "Engine > Use > handler",
+    ]);
+    expect(chunk.declares).toEqual(["Options"]);
+  });
+
+  it("Python: functions, methods under their class, nested functions under theirs", async () => {
+    const chunks = await chunkFile("templating.py", PYTHON);
+    expectValidChunks(PYTHON, chunks);
+    const chunk = holding(PYTHON, chunks, "def _render", "return inner");
+    expect(chunk.defines).toEqual([
+      "_render",
+      "render_template",
+      "Response",
+      "Response > raise_for_status",
+      "Response > close",
+      "outer",
+      "outer > inner",
+    ]);
+    expect(chunk.declares).toEqual([]);
+  });
+
+  it("TypeScript: arrow functions, object methods, class properties and methods; interfaces and aliases apart", async () => {
+    const chunks = await chunkFile("url.ts", TYPESCRIPT);
+    expectValidChunks(TYPESCRIPT, chunks);
+    const chunk = holding(TYPESCRIPT, chunks, "export interface MergeOptions", "return notFoundHandler");
+    expect(chunk.defines).toEqual([
+      "notFoundHandler",
+      "mergePath",
+      "router",
+      "router > match",
+      "Hono",
+      "Hono > route",
+      "Hono > fetch",
+    ]);
+    expect(chunk.declares).toEqual(["MergeOptions", "Path"]);
+  });
+
+  it("gives each definition to the one chunk its first line is in", async () => {
+    // big enough bodies that every function owns a chunk
+    const body = Array.from({ length: 60 }, (_, i) => `    total += compute(${i}, "step ${i}")`).join("\n");
+    const content = ["a", "b", "c"].map(
+      (name) => `def ${name}():\n    total = 0\n${body}\n    return total\n`,
+    );
+    const text = content.join("\n\n");
+    const chunks = await chunkFile("steps.py", text);
+    const listed = chunks.flatMap((chunk) => chunk.defines);
+    expect(listed).toEqual(["a", "b", "c"]);
+    for (const name of ["a", "b", "c"]) {
+      const first = chunkHolding(chunks, lineOf(text, `def ${name}()`), lineOf(text, `def ${name}()`));
+      expect(first.defines).toEqual([name]);
+    }
+    // the later pieces of a split function carry its symbol but define nothing new
+    expect(chunks.filter((chunk) => chunk.defines.length === 0).every((chunk) => chunk.symbol !== "")).toBe(
+      true,
+    );
+  });
+
+  it("lists nothing for files chunked without a syntax tree", async () => {
+    const chunks = await chunkFile("notes.txt", "def not_code():\n    pass\n");
+    expect(chunks.map((chunk) => [chunk.defines, chunk.declares])).toEqual([[[], []]]);
+  });
+});
