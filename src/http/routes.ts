@@ -82,6 +82,13 @@ export const ROUTES: readonly Route[] = [
     summary: "the branch's changes against its base",
   },
   {
+    method: "GET",
+    path: `${BRANCH}/lints`,
+    operation: "lints",
+    summary:
+      "the diagnostics the branch's edits introduced, awaited for its current version (cross-file included; `path`: one file)",
+  },
+  {
     method: "POST",
     path: `${BRANCH}/rebase`,
     operation: "rebase",

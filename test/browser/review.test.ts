@@ -8,6 +8,7 @@ import { Engine } from "../../src/engine/engine.js";
 import { type HttpApi, serveHttpApi } from "../../src/http/server.js";
 import { NO_HOOKS } from "../helpers/engine.js";
 import { isolatedEnv } from "../helpers/mcp.js";
+import { scaled } from "../helpers/wait.js";
 import { cleanup, tempDir } from "../helpers/workspace.js";
 import { launchBrowser, repository, screenshot } from "./harness.js";
 
@@ -19,9 +20,12 @@ import { launchBrowser, repository, screenshot } from "./harness.js";
 
 const LINES = Array.from({ length: 30 }, (_, i) => `export const v${i + 1} = ${i + 1};`);
 const BASE = `${LINES.join("\n")}\n`;
-/** The agent's change: line 2 and line 28 (two hunks, far enough apart), and a line of HTML. */
+/**
+ * The agent's change: line 2 and line 28 (two hunks, far enough apart), and a line of HTML; the second
+ * hunk brings a type error (a string where a number is declared), the first none.
+ */
 const HOSTILE = '// <img src=x onerror="window.__pwned = 1"><script>window.__pwned = 2</script>';
-const AGENT_28 = `export const v28 = 2800; ${HOSTILE}`;
+const AGENT_28 = `export const v28: number = "2800"; ${HOSTILE}`;
 const BRANCH = `${LINES.map((line, i) => (i === 1 ? "export const v2 = 200;" : i === 27 ? AGENT_28 : line)).join("\n")}\n`;
 /** The user's concurrent edit of the line the agent's second hunk changes. */
 const MINE = BASE.replace("export const v28 = 28;", "export const v28 = -28; // mine");
@@ -85,6 +89,19 @@ describe("the review page", () => {
     expect(await page.locator("main img, main script").count()).toBe(0);
     expect(await page.evaluate("typeof window.__pwned")).toBe("undefined");
     await screenshot(page, "review");
+  });
+
+  it("notes on each hunk the lint errors it brings, as the language server finds them in the branch now", async () => {
+    const hunk = (n: number) =>
+      page.locator(`section.file[data-path="values.ts"] .hunk[data-hunk="${n}"] .lint`);
+    await hunk(2)
+      .filter({ hasText: "lint +1 error(s)" })
+      .waitFor({ timeout: scaled(150_000) });
+    expect(await hunk(2).getAttribute("class")).toBe("lint bad");
+    expect(await hunk(2).getAttribute("title")).toMatch(/^28: .*string.*number/i);
+    expect(await hunk(1).textContent()).toBe("lint: no new errors");
+    expect(await page.locator(".lint-outside p").count()).toBe(0);
+    await screenshot(page, "review-lints");
   });
 
   it("accepts one hunk: the user's folder holds exactly that hunk; undo takes it back", async () => {

@@ -292,7 +292,30 @@ describe("workspaces, files and search", () => {
   });
 });
 
-describe("branches: list, create, diff, rebase, discard, accept, undo", () => {
+describe("branches: list, create, diff, lints, rebase, discard, accept, undo", () => {
+  it("answers a branch's lints: the errors its edits brought, cross-file; an unknown branch is NOT_FOUND", async () => {
+    const created = await bearer.send("POST", `${ws}/branches`, { label: "breaks use.ts" });
+    const id = body<BranchSummary>(created).id;
+    // add() now takes strings: use.ts, which the branch did not touch, no longer type-checks
+    const broken = MATH_TS.replaceAll("number", "string");
+    await agent.call("writeFile", { root, branch: id, path: "math.ts", content: broken });
+    const answer = await bearer.get(`${ws}/branches/${id}/lints`);
+    expect(answer.status).toBe(200);
+    const lints = body<{ introduced: { path: string; line: number; severity: string }[]; errors: number }>(
+      answer,
+    );
+    expect(lints.errors).toBeGreaterThan(0);
+    expect(lints.introduced.some((d) => d.path === "use.ts" && d.severity === "error")).toBe(true);
+    await changesNothing(async () => {
+      const unknown = await bearer.get(`${ws}/branches/no-such-branch/lints`);
+      expect(unknown.status).toBe(404);
+      const outside = await bearer.get(`${ws}/branches/${id}/lints?path=../../etc/passwd`);
+      expect(outside.status).toBe(403);
+      expect(errorOf(outside)?.code).toBe("REFUSED");
+    });
+    expect((await page.send("DELETE", `${ws}/branches/${id}`)).status).toBe(200);
+  });
+
   it("creates, lists, diffs, rebases and discards a branch; unknown branches are NOT_FOUND", async () => {
     const id = await editedBranch();
     const listed = body<{ branches: BranchSummary[] }>(await page.get(`${ws}/branches`)).branches;

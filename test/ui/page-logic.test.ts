@@ -1,10 +1,10 @@
 import { createTwoFilesPatch } from "diff";
 import { describe, expect, it } from "vitest";
 import { applyHunks, hunkCount } from "../../src/accept/index.js";
-import { hunkNotes } from "../../ui/src/annotate.js";
+import { hunkNotes, placeLints } from "../../ui/src/annotate.js";
 import { describeEvent } from "../../ui/src/describe.js";
 import { type Hunk, parseDiff, unquotePath } from "../../ui/src/diff.js";
-import type { EngineEvent } from "../../ui/src/wire.js";
+import type { Diagnostic, EngineEvent } from "../../ui/src/wire.js";
 
 // The page's pure logic, run in Node: its reading of a branch diff must number hunks as the engine's
 // per-hunk accept does (or a click on "Accept hunk 2" would write another hunk); one line per event;
@@ -132,5 +132,41 @@ describe("hunkNotes", () => {
     const events = [run("c0", "npm test"), edit("c1", "line three"), lint("c1", 1)];
     expect(hunkNotes(events, "src/a.ts", hunks)[0]).toEqual({ lintErrors: 1, untested: true });
     expect(hunkNotes(events, "other.ts", hunks)[0]).toEqual({ untested: false });
+  });
+});
+
+describe("placeLints", () => {
+  const hunks = parseDiff(section("src/a.ts", BASE, BRANCH))[0]?.hunks ?? [];
+  const diagnostic = (line: number, severity: Diagnostic["severity"] = "error", path = "src/a.ts") => ({
+    path,
+    line,
+    endLine: line,
+    severity,
+    message: `problem at ${line}`,
+  });
+
+  it("puts each introduced error on the hunk that shows its line in the branch, the rest apart", () => {
+    expect(hunks).toHaveLength(3);
+    // line 3 is hunk 1's change, line 21 the line hunk 2 added, line 12 no hunk shows
+    const placed = placeLints(
+      [
+        diagnostic(3),
+        diagnostic(21),
+        diagnostic(12),
+        diagnostic(3, "warning"),
+        diagnostic(3, "error", "src/b.ts"),
+      ],
+      "src/a.ts",
+      hunks,
+    );
+    expect(placed.byHunk.map((errors) => errors.map((e) => e.line))).toEqual([[3], [21], []]);
+    expect(placed.outside.map((e) => e.line)).toEqual([12]);
+  });
+
+  it("places an error that spans lines on the first hunk it overlaps", () => {
+    const spanning = { ...diagnostic(8), endLine: 18 };
+    expect(placeLints([spanning], "src/a.ts", hunks).byHunk.map((errors) => errors.length)).toEqual([
+      0, 1, 0,
+    ]);
   });
 });

@@ -10,6 +10,7 @@ describe("the page's view of the API", () => {
   it("reads the shapes the engine answers", () => {
     expectTypeOf<ResultOf<"branchList">["branches"][number]>().toExtend<Wire.Branch>();
     expectTypeOf<ResultOf<"diff">>().toExtend<Wire.DiffAnswer>();
+    expectTypeOf<ResultOf<"lints">>().toExtend<Wire.LintsAnswer>();
     expectTypeOf<ResultOf<"accept">>().toExtend<Wire.AcceptAnswer>();
     expectTypeOf<ResultOf<"undo">>().toExtend<Wire.UndoAnswer>();
     expectTypeOf<ResultOf<"search">["hits"][number]>().toExtend<Wire.SearchHit>();

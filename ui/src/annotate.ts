@@ -1,5 +1,5 @@
 import type { Hunk } from "./diff.js";
-import type { EngineEvent } from "./wire.js";
+import type { Diagnostic, EngineEvent } from "./wire.js";
 
 /**
  * What the review page says beside a hunk, from the events of the session that made the branch: the
@@ -86,4 +86,35 @@ export function hunkNotes(events: readonly EngineEvent[], path: string, hunks: r
       untested: last !== undefined && ranAfter === undefined,
     };
   });
+}
+
+/** The branch's lints as they are now, placed on the hunks of one file. */
+export interface PlacedLints {
+  /** Each hunk's introduced errors, in order (a diagnostic on a line the hunk shows of the branch). */
+  byHunk: Diagnostic[][];
+  /** This file's introduced errors on lines no hunk shows (an edit elsewhere broke them). */
+  outside: Diagnostic[];
+}
+
+/** Places the introduced errors of `path` on its hunks by their lines in the branch. Pure. */
+export function placeLints(
+  introduced: readonly Diagnostic[],
+  path: string,
+  hunks: readonly Hunk[],
+): PlacedLints {
+  const spans = hunks.map((hunk) => {
+    const lines = hunk.lines.flatMap((line) => (line.newLine === undefined ? [] : [line.newLine]));
+    return lines.length > 0 ? { first: Math.min(...lines), last: Math.max(...lines) } : undefined;
+  });
+  const byHunk: Diagnostic[][] = hunks.map(() => []);
+  const outside: Diagnostic[] = [];
+  for (const diagnostic of introduced) {
+    if (diagnostic.path !== path || diagnostic.severity !== "error") continue;
+    const at = spans.findIndex(
+      (span) => span !== undefined && diagnostic.line <= span.last && span.first <= diagnostic.endLine,
+    );
+    if (at >= 0) byHunk[at]?.push(diagnostic);
+    else outside.push(diagnostic);
+  }
+  return { byHunk, outside };
 }

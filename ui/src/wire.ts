@@ -59,6 +59,24 @@ export interface AcceptAnswer {
   };
 }
 
+/** A diagnostic of a language server (lines 1-based). */
+export interface Diagnostic {
+  path: string;
+  line: number;
+  endLine: number;
+  severity: "error" | "warning" | "information" | "hint";
+  message: string;
+}
+
+export interface LintsAnswer {
+  /** The diagnostics the branch's edits introduced (not those already there), in its files and their users. */
+  introduced: Diagnostic[];
+  errors: number;
+  /** Some files could not be linted (no server, a timeout): `partialReasons` says why. */
+  partial: boolean;
+  partialReasons: string[];
+}
+
 export type ResolutionChoice = "ours" | "theirs" | "markers" | "edited";
 
 /** How the user settles one conflicting file (the accept's `resolve`); `content` only with edited. */

@@ -1,4 +1,4 @@
-import { type HunkNote, hunkNotes } from "../annotate.js";
+import { type HunkNote, hunkNotes, placeLints } from "../annotate.js";
 import { ApiError, get, send, wsPath } from "../api.js";
 import { type DiffFile, type Hunk, parseDiff } from "../diff.js";
 import { type Child, fill, h } from "../dom.js";
@@ -9,6 +9,7 @@ import type {
   Branch,
   DiffAnswer,
   EngineEvent,
+  LintsAnswer,
   Resolution,
   SessionDetail,
   SessionSummary,
@@ -40,18 +41,19 @@ function pathList(paths: readonly string[]): Child[] {
   return paths.map((path, i) => [i > 0 ? ", " : "", h("code", {}, path)]);
 }
 
+/** A hunk's lint note: `errors` new errors (their messages in the title), or a note while there is no count. */
+function lintNote(slot: HTMLElement, errors: number | undefined, title: string, note = ""): void {
+  slot.className = errors === undefined ? "lint muted" : errors > 0 ? "lint bad" : "lint good";
+  slot.title = title;
+  fill(slot, errors === undefined ? note : errors > 0 ? `lint +${errors} error(s)` : "lint: no new errors");
+}
+
+/** The hunk's other notes, from the session that made the branch: whether a command ran after its last edit. */
 function noteOf(note: HunkNote | undefined): HTMLElement | null {
   if (!note) return null;
   return h(
     "span",
     { class: "annotation" },
-    note.lintErrors !== undefined
-      ? h(
-          "span",
-          { class: note.lintErrors > 0 ? "lint bad" : "lint good" },
-          note.lintErrors > 0 ? `lint +${note.lintErrors} error(s)` : "lint: no new errors",
-        )
-      : null,
     note.ranAfter !== undefined
       ? h(
           "span",
@@ -159,9 +161,16 @@ export const reviewView: View = ({ workspace, params, main, go }) => {
       }
     });
 
+  /** Where each drawn file's lint notes go, filled when the branch's lints come (loadLints). */
+  let lintSlots = new Map<string, { hunks: HTMLElement[]; outside: HTMLElement; notes: HunkNote[] }>();
+  let drawn = 0;
+
   const fileBlock = (file: DiffFile, events: readonly EngineEvent[]): HTMLElement => {
     const grammar = grammarFor(file.path);
     const notes = hunkNotes(events, file.path, file.hunks);
+    const slots = file.hunks.map(() => h("span", { class: "lint muted" }, "lint: checking…"));
+    const outside = h("div", { class: "lint-outside" });
+    lintSlots.set(file.path, { hunks: slots, outside, notes });
     return h(
       "section",
       { class: "file", "data-path": file.path },
@@ -176,6 +185,7 @@ export const reviewView: View = ({ workspace, params, main, go }) => {
         ),
       ),
       file.notes.length > 0 ? h("pre", { class: "notes" }, file.notes.join("\n")) : null,
+      outside,
       file.hunks.map((hunk) =>
         h(
           "div",
@@ -185,6 +195,7 @@ export const reviewView: View = ({ workspace, params, main, go }) => {
             { class: "hunk-head" },
             h("code", {}, hunk.header),
             h("span", { class: "stat" }, `+${hunk.added} −${hunk.removed}`),
+            slots[hunk.number - 1] ?? null,
             noteOf(notes[hunk.number - 1]),
             h(
               "button",
@@ -209,6 +220,53 @@ export const reviewView: View = ({ workspace, params, main, go }) => {
     );
   };
 
+  /**
+   * The branch's lints as they are now (the language servers lint exactly its current version), placed
+   * on the hunks; should they fail, what the session's own lints said of the edit that wrote each hunk.
+   */
+  async function loadLints(files: readonly DiffFile[], generation: number): Promise<void> {
+    let answer: LintsAnswer | undefined;
+    let failure = "";
+    try {
+      answer = await get<LintsAnswer>(wsPath(workspace.id, "branches", branch, "lints"));
+    } catch (error) {
+      failure = messageOf(error);
+    }
+    if (gone || generation !== drawn) return;
+    const partial = answer?.partial ? ` (partly: ${answer.partialReasons.join("; ")})` : "";
+    for (const file of files) {
+      const slot = lintSlots.get(file.path);
+      if (!slot) continue;
+      if (!answer) {
+        slot.hunks.forEach((each, i) => {
+          lintNote(
+            each,
+            slot.notes[i]?.lintErrors,
+            `the branch's lints failed: ${failure}`,
+            "lint: unavailable",
+          );
+        });
+        continue;
+      }
+      const placed = placeLints(answer.introduced, file.path, file.hunks);
+      slot.hunks.forEach((each, i) => {
+        const errors = placed.byHunk[i] ?? [];
+        lintNote(each, errors.length, errors.map((e) => `${e.line}: ${e.message}`).join("\n") + partial);
+      });
+      fill(
+        slot.outside,
+        placed.outside.length > 0
+          ? h(
+              "p",
+              { class: "lint bad" },
+              `lint: ${placed.outside.length} new error(s) on lines these hunks do not show: `,
+              placed.outside.map((e, i) => [i > 0 ? "; " : "", h("code", {}, `${e.line}`), ` ${e.message}`]),
+            )
+          : null,
+      );
+    }
+  }
+
   async function loadDiff(): Promise<void> {
     if (!branch) {
       fill(body, h("p", { class: "muted" }, "No branch to review."));
@@ -221,6 +279,8 @@ export const reviewView: View = ({ workspace, params, main, go }) => {
       ]);
       if (gone) return;
       const files = parseDiff(answer.diff);
+      lintSlots = new Map();
+      const generation = ++drawn;
       fill(
         body,
         files.length === 0
@@ -230,6 +290,7 @@ export const reviewView: View = ({ workspace, params, main, go }) => {
           ? h("p", { class: "warn" }, `Left out (their base is not known): ${answer.unknownBases.join(", ")}`)
           : null,
       );
+      if (files.length > 0) void loadLints(files, generation);
     } catch (error) {
       if (!gone) fill(body, errorBox(error));
     }
