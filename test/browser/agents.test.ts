@@ -152,6 +152,26 @@ describe("the web UI with two agents at once", () => {
     await screenshot(page, "agents");
   });
 
+  it("draws each tool call once: live, the lines its history gives after a reload", async () => {
+    const done = card("change v2 and v28", "done");
+    await done.waitFor();
+    // the tool calls and results (the history holds them; lints, notices and output are live only)
+    const tools = () =>
+      done
+        .locator('li.event[data-type="tool"]')
+        .evaluateAll((items) => items.map((item) => item.textContent?.replace(/^\S+ /, "") ?? ""));
+    const live = await tools();
+    await page.reload();
+    await done.locator('li.event[data-type="tool"]').first().waitFor();
+    // the history's lines say less (no lint counts): as many, in the same order (none twice, none lost)
+    const history = await tools();
+    expect(history).toHaveLength(live.length);
+    expect(history.map((line) => line.split(" ").slice(0, 3).join(" "))).toEqual(
+      live.map((line) => line.split(" ").slice(0, 3).join(" ")),
+    );
+    expect(live.length).toBeGreaterThan(1);
+  });
+
   it("queues the network request; approving it once lets the command go on", async () => {
     await page.click('nav a[data-view="approvals"]');
     const item = page.locator(".approval", { hasText: "echo fetched-with-network" });

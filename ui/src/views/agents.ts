@@ -24,13 +24,17 @@ interface Card {
   facts: HTMLElement;
   log: HTMLOListElement;
   actions: HTMLElement;
-  /** Live events that came while its history was loading (drawn after it, less what it holds). */
+  /**
+   * Live events that came while its history was loading: drawn as they came; the history goes above them,
+   * less what they already show.
+   */
   early?: EngineEvent[];
   /**
    * The history's events (by keyOf) that no live event has matched yet: a live event that comes after the
-   * history, late, may be one it already holds. Dropped at the first live event it does not hold.
+   * history, late, may be one it already holds. Dropped at the first live event it does not hold of a
+   * type histories hold (lints, notices and output are live only: they say nothing of it).
    */
-  shown?: Set<string>;
+  shown?: { keys: Set<string>; types: Set<string>; text: string };
   /** The log follows new lines (the user has not scrolled up in it). */
   follow: boolean;
 }
@@ -61,6 +65,18 @@ function factsOf(summary: SessionSummary): string {
  */
 function keyOf(event: EngineEvent): string {
   return JSON.stringify([event.type, event.call, event.phase, event.state, event.text, event.message]);
+}
+
+/** The model's text comes live in pieces, in the history whole: consecutive pieces as one event. */
+function joinedText(events: readonly EngineEvent[]): EngineEvent[] {
+  const joined: EngineEvent[] = [];
+  for (const event of events) {
+    const last = joined.at(-1);
+    if (event.type === "text" && last?.type === "text")
+      joined[joined.length - 1] = { ...last, text: `${String(last.text ?? "")}${String(event.text ?? "")}` };
+    else joined.push(event);
+  }
+  return joined;
 }
 
 /** Live events of sessions without a card yet, kept for the card that comes (the newest ORPHANS). */
@@ -124,14 +140,14 @@ export const agentsView: View = ({ workspace, main, go }) => {
     );
   };
 
-  const addLine = (card: Card, event: EngineEvent) => {
-    const last = card.log.lastElementChild;
-    // the model's text comes in pieces: one line for consecutive pieces
+  /** Appends an event's line to `log`; the model's text comes in pieces: one line for consecutive pieces. */
+  const appendLine = (log: Element, event: EngineEvent) => {
+    const last = log.lastElementChild;
     if (event.type === "text" && last instanceof HTMLElement && last.dataset.type === "text") {
       last.append(typeof event.text === "string" ? event.text : "");
       return;
     }
-    card.log.append(
+    log.append(
       h(
         "li",
         { class: "event", "data-type": event.type, "data-at": event.at },
@@ -140,37 +156,71 @@ export const agentsView: View = ({ workspace, main, go }) => {
         describeEvent(event),
       ),
     );
+  };
+
+  const trim = (card: Card) => {
     while (card.log.childElementCount > LOG_LINES) card.log.firstElementChild?.remove();
+  };
+
+  const addLine = (card: Card, event: EngineEvent) => {
+    appendLine(card.log, event);
+    trim(card);
   };
 
   /** A live event, unless the history drawn before it already holds it. */
   const addLive = (card: Card, event: EngineEvent) => {
     const key = keyOf(event);
-    if (card.shown?.has(key)) {
-      card.shown.delete(key);
+    const shown = card.shown;
+    if (shown?.keys.has(key)) {
+      shown.keys.delete(key);
       return;
     }
-    card.shown = undefined;
+    // a piece of a text the history holds whole (the history's last text, what of it no piece matched yet)
+    const piece = event.type === "text" && typeof event.text === "string" ? event.text : "";
+    if (shown && piece !== "" && shown.text.startsWith(piece)) {
+      shown.text = shown.text.slice(piece.length);
+      return;
+    }
+    if (shown?.types.has(event.type)) card.shown = undefined;
     addLine(card, event);
   };
 
+  /**
+   * The session's history, put above the live events drawn while it loaded (never holding them back: an
+   * event is on the page as soon as it comes); those the history also holds are drawn once.
+   */
   const loadHistory = async (card: Card) => {
     try {
       const detail = await get<SessionDetail>(wsPath(workspace.id, "sessions", card.summary.id));
       if (gone) return;
+      const drawnLive = new Map<string, number>();
+      for (const event of joinedText(card.early ?? []))
+        drawnLive.set(keyOf(event), (drawnLive.get(keyOf(event)) ?? 0) + 1);
       const seen = new Set<string>();
+      const older = document.createElement("ol");
       for (const event of detail.events.slice(-LOG_LINES)) {
-        seen.add(keyOf(event));
-        addLine(card, event);
+        const key = keyOf(event);
+        const live = drawnLive.get(key) ?? 0;
+        if (live > 0) {
+          drawnLive.set(key, live - 1);
+          continue;
+        }
+        seen.add(key);
+        appendLine(older, event);
       }
-      card.shown = seen;
-      for (const event of card.early ?? []) addLive(card, event);
+      card.log.prepend(...older.children);
+      trim(card);
+      const lastText = detail.events.findLast((event) => event.type === "text");
+      card.shown = {
+        keys: seen,
+        types: new Set(detail.events.map((event) => event.type)),
+        text: lastText && seen.has(keyOf(lastText)) && typeof lastText.text === "string" ? lastText.text : "",
+      };
     } catch (error) {
-      card.log.append(h("li", { class: "error" }, `history: ${String(error)}`));
-      for (const event of card.early ?? []) addLine(card, event);
+      card.log.prepend(h("li", { class: "error" }, `history: ${String(error)}`));
     }
     card.early = undefined;
-    card.log.scrollTop = card.log.scrollHeight;
+    if (card.follow) card.log.scrollTop = card.log.scrollHeight;
   };
 
   /** The card of a session (made the first time, with its history and the live events it missed). */
@@ -198,6 +248,7 @@ export const agentsView: View = ({ workspace, main, go }) => {
     const own = orphans.filter((event) => event.session === summary.id);
     orphans = orphans.filter((event) => event.session !== summary.id);
     const card: Card = { summary, root, state, where, facts, log, actions, early: own, follow: true };
+    for (const event of own) addLine(card, event);
     log.addEventListener("scroll", () => {
       card.follow = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
     });
@@ -222,6 +273,23 @@ export const agentsView: View = ({ workspace, main, go }) => {
     }
   }
 
+  // an event of a session the page has no card for: its summary at once (one listing at a time)
+  let listing: Promise<void> | undefined;
+  let listAgain = false;
+  const refreshNow = () => {
+    if (listing) {
+      listAgain = true;
+      return;
+    }
+    listing = refresh().finally(() => {
+      listing = undefined;
+      if (listAgain && !gone) {
+        listAgain = false;
+        refreshNow();
+      }
+    });
+  };
+
   const refreshSoon = () => {
     refreshTimer ??= setTimeout(() => {
       refreshTimer = undefined;
@@ -236,8 +304,10 @@ export const agentsView: View = ({ workspace, main, go }) => {
       const card = cards.get(event.session);
       if (!card) continue;
       touched.add(card);
-      if (card.early) card.early.push(event);
-      else addLive(card, event);
+      if (card.early) {
+        card.early.push(event);
+        addLine(card, event);
+      } else addLive(card, event);
       if (event.type === "session" && typeof event.state === "string") {
         card.summary.state = event.state as SessionSummary["state"];
         if (typeof event.branch === "string") card.summary.branch = event.branch;
@@ -294,7 +364,7 @@ export const agentsView: View = ({ workspace, main, go }) => {
     if (!cards.has(event.session)) {
       orphans.push(event);
       if (orphans.length > ORPHANS) orphans.splice(0, orphans.length - ORPHANS);
-      refreshSoon();
+      refreshNow();
       return;
     }
     pending.push(event);
