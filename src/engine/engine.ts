@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
+import { shownPath } from "../workspace/errors.js";
 import {
   type Caller,
   type CallOptions,
@@ -30,9 +31,12 @@ export interface EngineOptions {
 
 const PAGE_ANSWER_MS = 10 * 60_000;
 
-/** The queue's name for a client that is not an agent session (an MCP or API client). */
+/**
+ * The queue's name for a client that is not an agent session (an MCP or API client); the name is the
+ * client's own word, shown with its control characters escaped.
+ */
 function clientSession(caller: Caller): string {
-  return `${caller.name} (client ${caller.id.slice(0, 8)})`;
+  return `${shownPath(caller.name)} (client ${caller.id.slice(0, 8)})`;
 }
 
 /**

@@ -187,7 +187,8 @@ describe("engine operations", () => {
 
   it("asks on the page, through the approvals queue, for a client that cannot ask its own user", async () => {
     const unasked: ClientHooks = { approveNetwork: async () => undefined, confirmAccept: async () => false };
-    const mute = inProcess(engine, { name: "mute-client", hooks: unasked });
+    // the client names itself (untrusted): a bidirectional override in it is shown escaped on the page
+    const mute = inProcess(engine, { name: "mute-client\u202e", hooks: unasked });
     const branch = await mute.call("branchCreate", { root });
     const run = (command: string) =>
       mute.call("run", { root, branch: branch.id, command, network: true, reason: "fetch the fixtures" });
@@ -213,6 +214,7 @@ describe("engine operations", () => {
         reason: "fetch the fixtures",
       });
       expect(item?.session).toContain("mute-client");
+      expect(item?.session).not.toContain("\u202e");
       await api.call("approvalAnswer", { approval: item?.id ?? "", decision: "once" });
       const done = await approved;
       expect(done.ran).toBe(true);
