@@ -438,14 +438,16 @@ export class LexicalStore {
   }
 
   /**
-   * Chunks whose symbol path, or the path of a definition they hold (`defines`, `declares`), ends with
-   * one of the names (exact, case-sensitive); per name at most `limit`, in id order.
+   * Chunks whose symbol path, or (unless `held` is false) the path of a definition they hold (`defines`,
+   * `declares`), ends with one of the names (exact, case-sensitive); per name at most `limit`, in id order.
    */
-  chunksBySymbolName(names: readonly string[], limit: number): ChunkRow[] {
-    const statement = this.sql(
-      `SELECT ${CHUNK_COLUMNS} FROM chunk_names JOIN chunks ON chunks.id = chunk_names.id
-       WHERE chunk_names.name = ? ORDER BY chunk_names.id LIMIT ?`,
-    );
+  chunksBySymbolName(names: readonly string[], limit: number, { held = true } = {}): ChunkRow[] {
+    const statement = held
+      ? this.sql(
+          `SELECT ${CHUNK_COLUMNS} FROM chunk_names JOIN chunks ON chunks.id = chunk_names.id
+           WHERE chunk_names.name = ? ORDER BY chunk_names.id LIMIT ?`,
+        )
+      : this.sql(`${CHUNK_ROWS} WHERE name = ? ORDER BY id LIMIT ?`);
     return names.flatMap((name) => (statement.all(name, limit) as StoredChunkRow[]).map(chunkRow));
   }
 

@@ -70,6 +70,11 @@ describe("names a chunk defines", () => {
       expect(ids("handleHTTPRequest")).toEqual([2, 3]);
       expect(ids("Engine")).toEqual([]);
       expect(store.chunksBySymbolName(["handleHTTPRequest"], 1).map((row) => row.id)).toEqual([2]);
+      // without what chunks hold (a report's identifiers): a chunk's own symbol only
+      const own = (name: string) =>
+        store.chunksBySymbolName([name], 10, { held: false }).map((row) => row.id);
+      expect(own("serveError")).toEqual([]);
+      expect(own("handleHTTPRequest")).toEqual([2, 3]);
 
       // a file's names go with its chunks
       store.replaceFiles([], [{ file: GIN, chunks: [chunk(4, "", ["serveError"])] }]);
