@@ -32,6 +32,8 @@ export function shownRequest(request: NetworkRequest): Pick<ApprovalItem, "comma
 interface Pending {
   item: ApprovalItem;
   resolve: (approved: boolean) => void;
+  /** Denies it when the wait has a bound and it passes. */
+  expiry?: NodeJS.Timeout;
 }
 
 export class ApprovalQueue {
@@ -58,12 +60,8 @@ export class ApprovalQueue {
       this.pending.set(item.id, entry);
       this.publish(item, { state: "queued", command: item.command, reason: item.reason, rule: item.rule });
       if (timeoutMs === undefined) return;
-      const timer = setTimeout(() => this.settle(entry, false, "expired"), timeoutMs);
-      timer.unref();
-      entry.resolve = (approved) => {
-        clearTimeout(timer);
-        resolve(approved);
-      };
+      entry.expiry = setTimeout(() => this.settle(entry, false, "expired"), timeoutMs);
+      entry.expiry.unref();
     });
   }
 
@@ -107,6 +105,7 @@ export class ApprovalQueue {
 
   private settle(entry: Pending, approved: boolean, decision: Decision | "dropped" | "expired"): void {
     if (!this.pending.delete(entry.item.id)) return;
+    clearTimeout(entry.expiry);
     this.publish(entry.item, { state: "answered", decision });
     entry.resolve(approved);
   }

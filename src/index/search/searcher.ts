@@ -105,7 +105,7 @@ class FileSnapshot {
   /** Each path's role, judged once: a search weighs hundreds of candidates by it. */
   private readonly roles = new Map<string, FileRole>();
 
-  constructor(private readonly files: readonly FileRow[]) {
+  constructor(readonly files: readonly FileRow[]) {
     this.byPath = new Map(files.map((file) => [file.path, file]));
     this.byName = filesByName(files);
   }
@@ -150,18 +150,19 @@ class FileSnapshot {
   }
 }
 
-const snapshots = new WeakMap<readonly FileRow[], FileSnapshot>();
-/** Each store's latest snapshot, for the index that replaces it (its files may have been read anew since). */
-const latest = new WeakMap<LexicalStore, FileSnapshot>();
+/**
+ * Each store's snapshot of its files as last read: renewed when the store hands out another file list,
+ * and kept for the index that replaces the store (warmSearch).
+ */
+const snapshots = new WeakMap<LexicalStore, FileSnapshot>();
 
 function snapshotOf(lexical: LexicalStore): FileSnapshot {
   const files = lexical.files();
-  let snapshot = snapshots.get(files);
-  if (!snapshot) {
+  let snapshot = snapshots.get(lexical);
+  if (snapshot?.files !== files) {
     snapshot = new FileSnapshot(files);
-    snapshots.set(files, snapshot);
+    snapshots.set(lexical, snapshot);
   }
-  latest.set(lexical, snapshot);
   return snapshot;
 }
 
@@ -173,7 +174,7 @@ function snapshotOf(lexical: LexicalStore): FileSnapshot {
 export function warmSearch(context: SearchContext, earlier?: SearchContext): void {
   context.lexical.warm();
   const snapshot = snapshotOf(context.lexical);
-  const before = earlier && latest.get(earlier.lexical);
+  const before = earlier && snapshots.get(earlier.lexical);
   if (before && before !== snapshot) snapshot.inherit(before);
   snapshot.pathIndex();
   snapshot.importResolver();

@@ -483,12 +483,7 @@ export class LexicalStore {
     const { documents } = this.corpusStats().chunks;
     const list = [...terms];
     const df = this.postings.chunk.documentFrequencies(list);
-    return new Map(
-      list.map((term) => [
-        term,
-        Math.log(1 + (documents - (df.get(term) ?? 0) + 0.5) / ((df.get(term) ?? 0) + 0.5)),
-      ]),
-    );
+    return new Map(list.map((term) => [term, bm25Idf(documents, df.get(term) ?? 0)]));
   }
 
   /**
@@ -573,6 +568,11 @@ export class LexicalStore {
   }
 }
 
+/** BM25's inverse document frequency of a term that `df` of `documents` documents hold. */
+function bm25Idf(documents: number, df: number): number {
+  return Math.log(1 + (documents - df + 0.5) / (df + 0.5));
+}
+
 /**
  * Okapi BM25 (k1 = 1.2, b = 0.75) with per-term query weights, the `limit` best documents first. Terms
  * in more than `maxDocumentRatio` of the documents are skipped, and a long query (a whole bug report) is
@@ -597,7 +597,7 @@ function scoreBm25(
   for (const [term, weight] of weights) {
     const df = frequencies.get(term) ?? 0;
     if (df === 0 || df > maxDf) continue;
-    telling.push({ term, weight, idf: Math.log(1 + (stats.documents - df + 0.5) / (df + 0.5)) });
+    telling.push({ term, weight, idf: bm25Idf(stats.documents, df) });
   }
   telling.sort((x, y) => y.weight * y.idf - x.weight * x.idf || (x.term < y.term ? -1 : 1));
   const scores = new Float64Array(idBound + 1);
