@@ -63,7 +63,15 @@ const QUESTION_START =
   /^(?:where|how|what|which|why|when|who|whose|is|are|does|do|did|can|could|should|would|will|find|show|list|explain|locate)\b/i;
 const ASKS_ABOUT_DOCS =
   /\b(?:docs?|documentation|documented|readme|changelog|change ?log|release notes|tutorials?|guides?|manual)\b/i;
-const ASKS_ABOUT_TESTS = /\b(?:tests?|tested|testing|unit ?tests?|specs?|fixtures?|conftest)\b/i;
+/**
+ * Tests as what is asked for: tests as a noun in the plural ("which tests…", "how do the tests…"), a test
+ * asked for ("which test", "a test that"), "tested", test cases, suites, files, specs, fixtures,
+ * benchmarks. Not a word that merely qualifies code: "the test client" is the API that tests use.
+ */
+const ASKS_ABOUT_TESTS =
+  /\b(?:tests|tested|unit ?tests?|(?:which|what|a|any|the) (?:unit )?test\b(?! (?:client|helper|utilit(?:y|ies)|mode|runner)\b)|test (?:cases?|suites?|files?|coverage)|specs?|fixtures?|conftest|benchmarks?)\b/i;
+/** Where a clause of a question starts: after `;`, `,`, `:` or a sentence's end. */
+const CLAUSE_BREAK = /[;,:]\s+|[.!?]\s+/g;
 
 const WRAPPERS = ["``", "''", '""', "<>", "()", "[]"];
 
@@ -214,6 +222,21 @@ function isReport(text: string, query: ParsedQuery): boolean {
 }
 
 /**
+ * The part of a question that asks: from its first clause that starts with a question word to the end.
+ * What comes before sets the scene ("the docs say a session lasts a month; where is its expiry computed?",
+ * "in tests, how can I …"): docs or tests named there are where the asker read, not what they ask for.
+ * A question with no such clause is all asking.
+ */
+function askingPart(text: string): string {
+  if (QUESTION_START.test(text)) return text;
+  for (const m of text.matchAll(CLAUSE_BREAK)) {
+    const rest = text.slice((m.index ?? 0) + m[0].length);
+    if (QUESTION_START.test(rest)) return rest;
+  }
+  return text;
+}
+
+/**
  * Reads what kind of query `text` is (see IntentKind); `query` is `parseQuery(text)`. One word is a
  * location, a path or an identifier when it reads as one; a longer text is a trace, a report or a question.
  */
@@ -231,6 +254,7 @@ export function classifyQuery(text: string, query: ParsedQuery): QueryIntent {
   }
   if (isTrace(trimmed, query)) return { kind: "trace" };
   if (isReport(trimmed, query)) return { kind: "report" };
-  const about = ASKS_ABOUT_DOCS.test(trimmed) ? "docs" : ASKS_ABOUT_TESTS.test(trimmed) ? "tests" : undefined;
+  const asked = askingPart(trimmed);
+  const about = ASKS_ABOUT_DOCS.test(asked) ? "docs" : ASKS_ABOUT_TESTS.test(asked) ? "tests" : undefined;
   return { kind: "question", ...(about ? { about } : {}) };
 }

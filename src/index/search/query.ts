@@ -38,6 +38,11 @@ const STOP_WORDS = new Set(
     .filter(Boolean),
 );
 
+/** A word of prose that says nothing about the code (`the`, `how`, `expected`), lower-cased. */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
+}
+
 /** Extensions that make a word a file name (`conf.py`, `src/app.ts`). */
 const FILE_EXTENSIONS =
   "py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|c|h|cc|cpp|cxx|hpp|hh|cs|rb|php|md|rst|txt|json|toml|yaml|yml|cfg|ini|html|css|scss|vue|svelte|swift|scala|sh";

@@ -40,12 +40,14 @@ const SOURCE_EXTENSIONS = new Set([
   "svelte",
 ]);
 const DOC_EXTENSIONS = new Set(["md", "mdx", "rst", "txt", "adoc", "markdown"]);
+/** Tests and what serves them: test folders and files, benchmarks, performance measurements. */
 const TEST_PATH =
-  /(^|\/)(tests?|testing|__tests__|spec|specs|e2e)\/|(^|\/)(test_[^/]*|[^/]*_test\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$/;
+  /(^|\/)(tests?|testing|__tests__|spec|specs|e2e|benchmarks?|perf|perf[-_]measures)\/|(^|\/)(test_[^/]*|[^/]*_test\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$/;
 const DOC_PATH = /(^|\/)(docs?|documentation|examples?)\//;
 const CHANGELOG =
   /(^|\/)(CHANGES|CHANGELOG|HISTORY|NEWS|RELEASE[_-]?NOTES|AUTHORS|CONTRIBUTORS|LICENSE|COPYING)[^/]*$/i;
-const CONFIG_PATH = /(^|\/)(\.github|\.circleci|\.gitlab|ci|\.ci)\//;
+/** Configuration: dot-folders (`.github`, `.devcontainer`, `.vscode`, …) and CI folders. */
+const CONFIG_PATH = /(^|\/)(\.[^/]+|ci)\//;
 const VENDORED_PATH =
   /(^|\/)(static|vendor|vendored|third_party|thirdparty|external|extern|assets)\/|[.-]min\.js$/;
 

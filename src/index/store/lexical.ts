@@ -475,6 +475,11 @@ export class LexicalStore {
       .map(([id]) => id);
   }
 
+  /** The terms of `terms` that some chunk holds. */
+  termsHeld(terms: Iterable<string>): Set<string> {
+    return new Set(this.postings.chunk.documentFrequencies(terms).keys());
+  }
+
   /**
    * Inverse document frequency over the chunks (BM25's) of each term; a term in no chunk gets the highest
    * (a word the code never writes, such as `saved` where it says `save`, is still a rare word).

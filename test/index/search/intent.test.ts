@@ -33,6 +33,20 @@ describe("classifyQuery", () => {
     // a docstring is code; an unrelated word that contains "test" is not about tests
     expect(intentOf("where is the docstring signature parsed?").about).toBeUndefined();
     expect(intentOf("where is the latest version compared?").about).toBeUndefined();
+    expect(intentOf("what helper do the tests use to run a command?").about).toBe("tests");
+    expect(intentOf("which test checks that redirects keep the method").about).toBe("tests");
+    expect(intentOf("where are the benchmarks of the router?").about).toBe("tests");
+  });
+
+  it("reads docs or tests named before the asking clause as where the asker read, not what they ask for", () => {
+    const cited = "the docs say a permanent session lasts a month; where is the cookie's expiry computed?";
+    expect(intentOf(cited)).toEqual({ kind: "question" });
+    expect(intentOf("the README binds JSON with ShouldBindJSON, what does it do?").about).toBeUndefined();
+    expect(intentOf("in tests, how can I change the session before a request?").about).toBeUndefined();
+    // the test client is the API tests use, not a test
+    expect(intentOf("how does the test client keep cookies between requests?").about).toBeUndefined();
+    // asked in the asking clause itself, it is what is asked for
+    expect(intentOf("for the router, where do the docs explain wildcards?").about).toBe("docs");
   });
 
   it.each([

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { search } from "../../../src/index/search/searcher.js";
+import { indexedFiles } from "../../helpers/indexed.js";
+
+/**
+ * A question's words in the forms the code writes them: an acronym of a phrase, and a word the code never
+ * writes (`suggested`) in the forms it does (`suggestions`).
+ */
+
+/** A TypeScript function whose body says `words`, long enough to be a chunk of its own. */
+function routine(name: string, words: string): string {
+  const body = Array.from({ length: 14 }, (_, i) => `  const step${i} = ${JSON.stringify(`${words} ${i}`)};`);
+  return `export function ${name}(input: string): string {\n${body.join("\n")}\n  return step0;\n}\n`;
+}
+
+const index = indexedFiles({
+  "src/auth/jwt.ts": routine("verify", "check the signature, exp and nbf of the jwt"),
+  // says the question's words, and means something else
+  "src/auth/rotate.ts": routine(
+    "rotateToken",
+    "a web token for json clients: token rotation of the web token",
+  ),
+  "src/cli/distance.ts": routine("levenshteinMatches", "suggestions of command names by distance"),
+  "src/cli/list.ts": routine("listAliases", "list the command names: command names and aliases"),
+  // the question's other words are common here; the acronym and the forms are not
+  ...Object.fromEntries(
+    ["parse", "render", "fetch", "store", "route"].map((name) => [
+      `src/web/${name}.ts`,
+      routine(name, `${name} a json body of a web request with a token`),
+    ]),
+  ),
+});
+
+describe("a question's words in the code's forms", () => {
+  it("finds what an acronym names: a JSON web token is a jwt", async () => {
+    const found = await search(index(), "how is a JSON web token verified?", { limit: 5 });
+    expect(found[0]?.path).toBe("src/auth/jwt.ts");
+  });
+
+  it("finds a word the code never writes by its other forms", async () => {
+    const found = await search(index(), "how are command names suggested?", { limit: 5 });
+    expect(found[0]?.path).toBe("src/cli/distance.ts");
+  });
+
+  it("leaves a name's lookup alone", async () => {
+    const found = await search(index(), "rotateToken", { limit: 5 });
+    expect(found[0]?.path).toBe("src/auth/rotate.ts");
+  });
+});
