@@ -90,3 +90,34 @@ export function chunkNameFit(
   for (const path of chunk.defines) if (path !== chunk.symbol) best = Math.max(best, fitOf(path));
   return best;
 }
+
+/**
+ * Which chunks only frame code rather than do what a question asks (pure): a class's or a struct's own
+ * chunk (its fields, its docstring: a chunk whose symbol holds members in `rows` and that defines nothing
+ * else), a declaration alone (a Go struct or interface, a TypeScript interface or type), and a chunk that
+ * is neither named nor holds a definition (imports, constants, a module's header). `rows` are the chunks a
+ * search has read; the members they name tell containers from functions.
+ */
+export function framingChunks(
+  rows: Iterable<{ readonly symbol: string; readonly defines: readonly string[] }>,
+): (chunk: {
+  readonly symbol: string;
+  readonly defines: readonly string[];
+  readonly declares: readonly string[];
+}) => boolean {
+  const containers = new Set<string>();
+  for (const row of rows) {
+    for (const path of [row.symbol, ...row.defines]) {
+      for (let at = path.lastIndexOf(" > "); at > 0; at = path.lastIndexOf(" > ", at - 1)) {
+        containers.add(path.slice(0, at));
+      }
+    }
+  }
+  return (chunk) => {
+    if (chunk.defines.some((path) => path !== chunk.symbol)) return false;
+    if (chunk.symbol === "") return true;
+    return (
+      containers.has(chunk.symbol) || (chunk.defines.length === 0 && chunk.declares.includes(chunk.symbol))
+    );
+  };
+}

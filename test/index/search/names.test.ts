@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nameFit, nameMatch, nameWords, sameWord } from "../../../src/index/search/names.js";
+import { framingChunks, nameFit, nameMatch, nameWords, sameWord } from "../../../src/index/search/names.js";
 
 describe("sameWord", () => {
   it.each([
@@ -70,5 +70,35 @@ describe("nameMatch", () => {
     expect(score("Flask > wsgi_app")).toBeCloseTo(0.9);
     expect(score("Flask > run")).toBeCloseTo(0.1);
     expect(score("Flask > wsgi_app")).toBeCloseTo(0.9); // remembered, the same
+  });
+});
+
+describe("framingChunks", () => {
+  const chunk = (symbol: string, defines: string[] = [], declares: string[] = []) => ({
+    symbol,
+    defines,
+    declares,
+  });
+  const rows = [
+    chunk("Command", [], ["Command"]),
+    chunk("Command"),
+    chunk("", ["Command > Find", "Command > Traverse"]),
+    chunk("SessionInterface", ["SessionInterface"]),
+    chunk("SessionInterface", ["SessionInterface > save_session"]),
+    chunk("stripFlags", ["stripFlags"]),
+    chunk("stripFlags"),
+    chunk("Options", [], ["Options"]),
+  ];
+  const framing = framingChunks(rows);
+
+  it("tells a class's or struct's own chunks, declarations and unnamed chunks from code", () => {
+    expect(rows.map(framing)).toEqual([true, true, false, true, false, false, false, true]);
+    expect(framing(chunk(""))).toBe(true); // imports, constants
+  });
+
+  it("never counts a chunk that defines functions as framing", () => {
+    expect(framing(chunk("Command", ["Command", "Command > Name"]))).toBe(false);
+    // a function whose name nothing else is a member of is code, whatever its pieces
+    expect(framing(chunk("helper", ["helper"]))).toBe(false);
   });
 });
