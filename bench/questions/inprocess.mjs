@@ -5,7 +5,10 @@
  * `search()` of one or more builds and search-option variants side by side in one process (no CLI start-up
  * per question), so a ranking change is measured in seconds and compared with the build before it.
  *
- *   node bench/questions/inprocess.mjs [--dist DIR]... [--variants JSON] [--repo NAME]... [--show]
+ *   node bench/questions/inprocess.mjs [--set FILE] [--dist DIR]... [--variants JSON] [--repo NAME]... [--show]
+ *
+ * `--set` names the question set (default bench/questions/questions.json; the held-out set is
+ * bench/questions/heldout.json).
  *
  * `--dist` (repeatable; default this tree's dist/) names builds' dist folders (builds that read the same
  * index format); `--variants` a JSON object of SearchOptions by name (default `{"default":{}}`). Every
@@ -26,6 +29,7 @@ import { loadSet } from "./set.mjs";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const { values } = parseArgs({
   options: {
+    set: { type: "string" },
     dist: { type: "string", multiple: true },
     variants: { type: "string", default: '{"default":{}}' },
     repo: { type: "string", multiple: true },
@@ -59,7 +63,7 @@ const builds = await Promise.all(
   })),
 );
 
-const set = await loadSet(join(ROOT, "bench", "questions", "questions.json"));
+const set = await loadSet(resolve(values.set ?? join(ROOT, "bench", "questions", "questions.json")));
 const repos = Object.keys(set.repos).filter(
   (r) => !values.repo?.length || values.repo.some((f) => r.includes(f)),
 );

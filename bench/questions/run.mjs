@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { appendFile, mkdir, rm, writeFile } from "node:fs/promises";
-import { dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { checkout, ensureClone, trackedFiles } from "../lib/checkout.mjs";
@@ -34,8 +34,10 @@ const USAGE = `usage: node bench/questions/run.mjs [options]
   --limit K             hits asked of umbra search (default 50)
   --repo NAME           only repositories whose owner/name contains NAME (repeatable)
   --limit-questions N   only the first N selected questions
-  --out FILE            summary JSON (default bench/out/questions.json)
-  --results FILE        per-question JSONL, for resuming (default <work>/questions/results.jsonl)
+  --out FILE            summary JSON (default bench/out/questions.json; bench/out/questions-NAME.json
+                        for another set NAME.json)
+  --results FILE        per-question JSONL, for resuming (default <work>/questions/results.jsonl;
+                        results-NAME.jsonl for another set NAME.json)
   --fresh               forget earlier results and start over
   --report-only         run nothing; report from the results so far
   -h, --help
@@ -136,16 +138,19 @@ function parseOptions() {
       home: join(work, "questions", `umbra-home-${hash}`),
     };
   });
+  const setFile = resolve(values.set ?? join(HERE, "questions.json"));
+  // Another set than the default keeps its summary and results apart (`heldout.json` → `-heldout`).
+  const tag = basename(setFile) === "questions.json" ? "" : `-${basename(setFile, ".json")}`;
   return {
-    setFile: resolve(values.set ?? join(HERE, "questions.json")),
+    setFile,
     mirrors: resolve(values.mirrors ?? join(PROJECT_ROOT, "..", ".mirror")),
     work,
     umbras,
     limit: int(values.limit, "limit") ?? 50,
     repos: values.repo ?? [],
     limitQuestions: int(values["limit-questions"], "limit-questions"),
-    out: resolve(values.out ?? join(PROJECT_ROOT, "bench", "out", "questions.json")),
-    results: resolve(values.results ?? join(work, "questions", "results.jsonl")),
+    out: resolve(values.out ?? join(PROJECT_ROOT, "bench", "out", `questions${tag}.json`)),
+    results: resolve(values.results ?? join(work, "questions", `results${tag}.jsonl`)),
     fresh: values.fresh ?? false,
     reportOnly: values["report-only"] ?? false,
   };

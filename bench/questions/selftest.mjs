@@ -6,9 +6,9 @@
  * `node bench/questions/selftest.mjs [--mirrors DIR]`.
  */
 import assert from "node:assert/strict";
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { exists } from "../lib/checkout.mjs";
+import { exists, mirrorOf } from "../lib/checkout.mjs";
 import { checkAnswers, DEFAULT_MIRRORS, DEFAULT_SET } from "./check.mjs";
 import { aggregate, fileKind, fileRank, symbolRank } from "./score.mjs";
 import { answerProblem, definesName, definitionEnd, loadSet, shapeProblems } from "./set.mjs";
@@ -143,12 +143,35 @@ const languages = new Set([...repos].map((r) => set.repos[r]?.language));
 assert.ok(set.questions.length >= 60, `${set.questions.length} questions, want 60 or more`);
 assert.ok(repos.size >= 5, `${repos.size} repositories, want 5 or more`);
 assert.ok(languages.size >= 3, `${languages.size} languages, want 3 or more`);
+// The held-out set (issue 15): its own repositories, none of the development set's.
+const heldout = await loadSet(join(dirname(DEFAULT_SET), "heldout.json"));
+const heldoutRepos = new Set(heldout.questions.map((q) => q.repo));
+assert.ok(heldout.questions.length >= 50, `held-out: ${heldout.questions.length} questions, want 50 or more`);
+assert.ok(heldoutRepos.size >= 5, `held-out: ${heldoutRepos.size} repositories, want 5 or more`);
+assert.ok(
+  new Set([...heldoutRepos].map((r) => heldout.repos[r]?.language)).size >= 3,
+  "held-out: fewer than 3 languages",
+);
+const shared = [...heldoutRepos].filter((r) => r in set.repos);
+assert.deepEqual(shared, [], `held-out repositories also in the development set: ${shared.join(", ")}`);
 const mirrors = resolve(values.mirrors ?? DEFAULT_MIRRORS);
 if (values.mirrors !== undefined || (await exists(mirrors))) {
   const problems = await checkAnswers(set, mirrors);
   assert.deepEqual(problems, [], `answers wrong at their pinned commits:\n${problems.join("\n")}`);
+  // The held-out set's mirrors may be absent where the development set's are (fetched separately).
+  /** @type {string[]} */
+  const missing = [];
+  for (const r of heldoutRepos) if (!(await mirrorOf({ mirrors, work: "" }, r))) missing.push(r);
+  if (missing.length === 0) {
+    const heldoutProblems = await checkAnswers(heldout, mirrors);
+    assert.deepEqual(
+      heldoutProblems,
+      [],
+      `held-out answers wrong at their pinned commits:\n${heldoutProblems.join("\n")}`,
+    );
+  }
   process.stdout.write(
-    `questions selftest: ok (${set.questions.length} questions, answers checked in ${mirrors})\n`,
+    `questions selftest: ok (${set.questions.length} questions, answers checked in ${mirrors}; ${heldout.questions.length} held-out questions, ${missing.length ? `answers NOT checked: no mirror of ${missing.join(", ")}` : "answers checked"})\n`,
   );
 } else {
   process.stdout.write(

@@ -35,6 +35,21 @@ describe("the questions benchmark's set", () => {
     }
   });
 
+  it("has a held-out set of 50 or more questions over 5 or more other repositories in 3 languages", async () => {
+    const dev = JSON.parse(await readFile(SET, "utf8")) as QuestionSet;
+    const set = JSON.parse(
+      await readFile(join(ROOT, "bench", "questions", "heldout.json"), "utf8"),
+    ) as QuestionSet;
+    const repos = new Set(set.questions.map((q) => q.repo));
+    expect(set.questions.length).toBeGreaterThanOrEqual(50);
+    expect(repos.size).toBeGreaterThanOrEqual(5);
+    expect(new Set([...repos].map((r) => set.repos[r]?.language))).toEqual(
+      new Set(["python", "typescript", "go"]),
+    );
+    expect([...repos].filter((r) => r in dev.repos)).toEqual([]);
+    for (const r of repos) expect(set.repos[r]?.commit).toMatch(/^[0-9a-f]{40}$/);
+  });
+
   it("passes the bench's selftest (scoring arithmetic, shape, answers at their commits when mirrors exist)", async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [
       join(ROOT, "bench", "questions", "selftest.mjs"),
