@@ -502,6 +502,19 @@ async function boostImported(
 }
 
 /**
+ * How much a chunk counts for a question by its name: 1 + `gain` × how well its name fits the question,
+ * halved for a chunk that only frames code (`framingChunks` over the rows the search has read).
+ */
+function byName(
+  fitOf: (symbol: string) => number,
+  gain: number,
+  rowsRead: Iterable<ChunkRow>,
+): (row: ChunkRow) => number {
+  const framing = framingChunks(rowsRead);
+  return (row) => (1 + gain * chunkNameFit(fitOf, row)) * (framing(row) ? FRAMING_WEIGHT : 1);
+}
+
+/**
  * The query with names the code may write for its words, where the index holds them (see forms.ts): the
  * acronym or compound of a phrase ("json web token" → `jwt`, "request handler" → `requesthandler`), and for a
  * word no chunk holds, its other forms (`suggested` → `suggest`, `suggestions`) in its place. One lookup.
@@ -568,10 +581,11 @@ export async function search(
     await turn();
     const bestChunk = bestChunkOfFiles(context, hits);
     if (nameScore) {
-      const framing = framingChunks(context.lexical.chunks(chunkRanking).values());
-      const weigh = (row: ChunkRow) =>
-        (1 + QUESTION_NAME_GAIN.representative * chunkNameFit(nameScore, row)) *
-        (framing(row) ? FRAMING_WEIGHT : 1);
+      const weigh = byName(
+        nameScore,
+        QUESTION_NAME_GAIN.representative,
+        context.lexical.chunks(chunkRanking).values(),
+      );
       bestNamed = bestChunkOfFiles(context, hits, weigh);
     }
     if (weights.file > 0) {
@@ -622,18 +636,12 @@ export async function search(
   // A question: files rank as the legs rank them, and within a file its best-named definitions come
   // first; a strong file's other chunks come before weaker files' only matches (see focus.ts).
   const pathOf = (id: number) => rows.get(id)?.path;
-  const framing = nameScore && framingChunks(rows.values());
   const fused =
     nameScore && namedCandidates
       ? liftByFile(
           keepFileScores(
             prioritised,
-            withPrior(
-              namedCandidates,
-              (row) =>
-                (1 + QUESTION_NAME_GAIN.withinFile * chunkNameFit(nameScore, row)) *
-                (framing?.(row) ? FRAMING_WEIGHT : 1),
-            ),
+            withPrior(namedCandidates, byName(nameScore, QUESTION_NAME_GAIN.withinFile, rows.values())),
             pathOf,
           ),
           pathOf,
