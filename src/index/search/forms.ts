@@ -92,3 +92,15 @@ export function phraseForms(text: string, isStopWord: (word: string) => boolean)
   }
   return [...out];
 }
+
+/** `obj.member` in prose: a name, a dot, a name (not `e.g.`, not a version such as `v1.2`). */
+const MEMBER_ACCESS = /(?<![\w.])([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]+)(?![\w$]*\.[A-Za-z_$])/g;
+
+/**
+ * Members a question names the way code writes them (`c.json`, `app.route`, `ctx.redirect`), with the
+ * whole `obj.member` as written so that the caller can tell a file name (`package.json`) from an
+ * attribute; a member's name is what the code defines.
+ */
+export function memberAccesses(text: string): { written: string; member: string }[] {
+  return [...text.matchAll(MEMBER_ACCESS)].map((m) => ({ written: m[0], member: m[2] ?? "" }));
+}

@@ -8,7 +8,7 @@ import { type ChunkRow, type FileRow, type LexicalStore, symbolName } from "../s
 import type { VectorStore } from "../store/vectors.js";
 import { codeTokens } from "../tokenize.js";
 import { keepFileScores, liftByFile } from "./focus.js";
-import { phraseForms, wordForms } from "./forms.js";
+import { memberAccesses, phraseForms, wordForms } from "./forms.js";
 import { type RankedList, reciprocalRankFusion } from "./fusion.js";
 import { HitAssembler, PER_FILE_IN_TOP } from "./hits.js";
 import { ImportResolver } from "./imports.js";
@@ -94,6 +94,8 @@ const FRAMING_WEIGHT = 0.5;
  * hold; other forms of every word lost symbol@5 (0.832 → 0.684–0.800) and are not added.
  */
 const PHRASE_WEIGHT = 1;
+/** A member a question names as code does (`c.json`) weighs as an identifier of code. */
+const MEMBER_WEIGHT = 3;
 
 /** Stores a search reads; opened by the caller for the lifetime of one or many searches. */
 export interface SearchContext {
@@ -519,7 +521,11 @@ function byName(
  * acronym or compound of a phrase ("json web token" → `jwt`, "request handler" → `requesthandler`), and for a
  * word no chunk holds, its other forms (`suggested` → `suggest`, `suggestions`) in its place. One lookup.
  */
-function withForms(context: SearchContext, query: ParsedQuery): ParsedQuery {
+function withForms(
+  context: SearchContext,
+  query: ParsedQuery,
+  files: ReadonlyMap<string, readonly FileRow[]>,
+): ParsedQuery {
   const phrases = phraseForms(query.cleaned, isStopWord).filter((form) => !query.terms.has(form));
   const forms = [...query.terms.keys()].map((term) => ({ term, forms: wordForms(term) }));
   const held = context.lexical.termsHeld([
@@ -534,7 +540,14 @@ function withForms(context: SearchContext, query: ParsedQuery): ParsedQuery {
     const weight = query.terms.get(word.term) ?? 0;
     for (const form of word.forms) if (held.has(form) && !terms.has(form)) terms.set(form, weight);
   }
-  return { ...query, terms };
+  // `c.json`: a member the code defines, unless it is the name of an indexed file (`package.json`)
+  const members = memberAccesses(query.cleaned)
+    .filter(({ written }) => !files.has(written.slice(written.lastIndexOf("/") + 1)))
+    .map(({ member }) => member);
+  for (const member of members)
+    terms.set(member.toLowerCase(), Math.max(terms.get(member.toLowerCase()) ?? 0, MEMBER_WEIGHT));
+  const identifiers = [...new Set([...query.identifiers, ...members])];
+  return { ...query, terms, identifiers };
 }
 
 /**
@@ -553,7 +566,8 @@ export async function search(
   const parsed = parseQuery(text);
   const intent = classifyQuery(text, parsed);
   // a question's words in the forms the code may write them (see forms.ts)
-  const query = intent.kind === "question" ? withForms(context, parsed) : parsed;
+  const query =
+    intent.kind === "question" ? withForms(context, parsed, snapshotOf(context.lexical).byName) : parsed;
   options.onIntent?.(intent);
   const snapshot = snapshotOf(context.lexical);
   const { byPath } = snapshot;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { phraseForms, stem, wordForms } from "../../../src/index/search/forms.js";
+import { memberAccesses, phraseForms, stem, wordForms } from "../../../src/index/search/forms.js";
 import { isStopWord } from "../../../src/index/search/query.js";
 
 describe("wordForms", () => {
@@ -33,5 +33,18 @@ describe("phraseForms", () => {
     expect(forms).not.toContain("signedresponse");
     expect(forms).not.toContain("bodyheaders");
     expect(forms).toContain("sessioncookie");
+  });
+});
+
+describe("memberAccesses", () => {
+  it("reads obj.member as code names it, with what was written", () => {
+    expect(memberAccesses("what does c.json do, and app.route?")).toEqual([
+      { written: "c.json", member: "json" },
+      { written: "app.route", member: "route" },
+    ]);
+  });
+
+  it("leaves abbreviations, versions and dotted module paths", () => {
+    expect(memberAccesses("e.g. in v1.2, see pkg.sub.module and i.e. this")).toEqual([]);
   });
 });

@@ -31,6 +31,34 @@ const index = indexedFiles({
   ),
 });
 
+/** A class whose methods are chunks of their own, one of them `json`. */
+const CONTEXT = `export class Context {\n${["header", "status", "json", "text", "html"]
+  .map((name) => {
+    const steps = Array.from({ length: 30 }, (_, i) => `    const step${i} = this.part(${i}, value);`);
+    return `  ${name}(value: string): string {\n${steps.join("\n")}\n    return this.render(step0);\n  }\n`;
+  })
+  .join("\n")}}\n`;
+
+const member = indexedFiles({
+  "src/context.ts": CONTEXT,
+  // says the question's words, json among them
+  "src/client/decode.ts": routine("decodeBody", "decode a json body: json text to json values"),
+  "package.json": '{ "name": "demo", "dependencies": { "left-pad": "1.0.0" } }\n',
+  ...Object.fromEntries(
+    ["stream", "cache", "proxy", "retry"].map((name) => [
+      `src/client/${name}.ts`,
+      routine(name, `${name} a json body: its json, its headers`),
+    ]),
+  ),
+});
+
+/** Where `Context > json` comes among a question's first ten hits (-1: not among them). */
+async function rank(question: string): Promise<number> {
+  return (await search(member(), question, { limit: 10 })).findIndex(
+    (hit) => hit.symbol === "Context > json",
+  );
+}
+
 describe("a question's words in the code's forms", () => {
   it("finds what an acronym names: a JSON web token is a jwt", async () => {
     const found = await search(index(), "how is a JSON web token verified?", { limit: 5 });
@@ -40,6 +68,21 @@ describe("a question's words in the code's forms", () => {
   it("finds a word the code never writes by its other forms", async () => {
     const found = await search(index(), "how are command names suggested?", { limit: 5 });
     expect(found[0]?.path).toBe("src/cli/distance.ts");
+  });
+
+  it("reads obj.member in a question as the member the code defines", async () => {
+    // the same words, the member written as code names it: its definition moves up
+    const plain = await rank("what does json do to the response?");
+    const written = await rank("what does c.json do to the response?");
+    expect(written).toBeGreaterThanOrEqual(0);
+    expect(written).toBeLessThan(plain);
+  });
+
+  it("reads obj.member as a file when the index holds a file of that name", async () => {
+    // `package.json` is a file here, not a member `json` of something called `package`
+    expect(await rank("what does package.json hold?")).toBeGreaterThanOrEqual(
+      await rank("what does package json hold?"),
+    );
   });
 
   it("leaves a name's lookup alone", async () => {
