@@ -1,3 +1,4 @@
+import { bm25Idf } from "../store/idf.js";
 import { codeTokens } from "../tokenize.js";
 
 /**
@@ -41,7 +42,7 @@ export class PathIndex {
       const list = this.postings.get(term);
       // a word in most paths (`src`, `lib`) tells nothing
       if (!list || list.length > Math.max(10, total / 4)) return;
-      const idf = Math.log(1 + (total - list.length + 0.5) / (list.length + 0.5));
+      const idf = bm25Idf(total, list.length);
       for (const { file, place } of list) scores.set(file, (scores.get(file) ?? 0) + weight * idf * place);
     };
     for (const [term, weight] of terms) {

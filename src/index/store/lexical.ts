@@ -2,6 +2,7 @@ import { mkdirSync, renameSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { Chunk } from "../chunk/index.js";
+import { bm25Idf } from "./idf.js";
 import { PostingsTable } from "./postings.js";
 
 /**
@@ -571,11 +572,6 @@ export class LexicalStore {
   close(): void {
     this.db.close();
   }
-}
-
-/** BM25's inverse document frequency of a term that `df` of `documents` documents hold. */
-function bm25Idf(documents: number, df: number): number {
-  return Math.log(1 + (documents - df + 0.5) / (df + 0.5));
 }
 
 /**
