@@ -28,8 +28,9 @@ export function stem(word: string): string {
  */
 export function wordForms(word: string): string[] {
   if (word.length < MIN_STEM || !/^[a-z]+$/.test(word)) return [];
+  const base = stem(word);
   const forms = new Set<string>();
-  for (const ending of FORM_ENDINGS) forms.add(stem(word) + ending);
+  for (const ending of FORM_ENDINGS) forms.add(base + ending);
   if (/(?:ies|ied)$/.test(word) && word.length > MIN_STEM + 2) {
     const root = word.slice(0, -3); // verif(ied), cook(ies)
     for (const form of [

@@ -519,7 +519,9 @@ function byName(
 /**
  * The query with names the code may write for its words, where the index holds them (see forms.ts): the
  * acronym or compound of a phrase ("json web token" → `jwt`, "request handler" → `requesthandler`), and for a
- * word no chunk holds, its other forms (`suggested` → `suggest`, `suggestions`) in its place. One lookup.
+ * word no chunk holds, its other forms (`suggested` → `suggest`, `suggestions`) in its place; one lookup.
+ * A member written as code writes it (`c.json`) becomes an identifier unless `files` (indexed files by
+ * base name) has a file of that name.
  */
 function withForms(
   context: SearchContext,
@@ -542,10 +544,12 @@ function withForms(
   }
   // `c.json`: a member the code defines, unless it is the name of an indexed file (`package.json`)
   const members = memberAccesses(query.cleaned)
-    .filter(({ written }) => !files.has(written.slice(written.lastIndexOf("/") + 1)))
+    .filter(({ written }) => !files.has(written))
     .map(({ member }) => member);
-  for (const member of members)
-    terms.set(member.toLowerCase(), Math.max(terms.get(member.toLowerCase()) ?? 0, MEMBER_WEIGHT));
+  for (const member of members) {
+    const term = member.toLowerCase();
+    terms.set(term, Math.max(terms.get(term) ?? 0, MEMBER_WEIGHT));
+  }
   const identifiers = [...new Set([...query.identifiers, ...members])];
   return { ...query, terms, identifiers };
 }
@@ -565,12 +569,11 @@ export async function search(
   const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
   const parsed = parseQuery(text);
   const intent = classifyQuery(text, parsed);
-  // a question's words in the forms the code may write them (see forms.ts)
-  const query =
-    intent.kind === "question" ? withForms(context, parsed, snapshotOf(context.lexical).byName) : parsed;
   options.onIntent?.(intent);
   const snapshot = snapshotOf(context.lexical);
   const { byPath } = snapshot;
+  // a question's words in the forms the code may write them (see forms.ts)
+  const query = intent.kind === "question" ? withForms(context, parsed, snapshot.byName) : parsed;
   const depth = Math.max(LEG_DEPTH, limit * 5);
   const lists: RankedList[] = [];
   let bestNamed: Map<string, number> | undefined;
