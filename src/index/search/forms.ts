@@ -94,8 +94,11 @@ export function phraseForms(text: string, isStopWord: (word: string) => boolean)
   return [...out];
 }
 
-/** `obj.member` in prose: a name, a dot, a name (not `e.g.`, not a version such as `v1.2`). */
-const MEMBER_ACCESS = /(?<![\w.])([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]+)(?![\w$]*\.[A-Za-z_$])/g;
+/**
+ * `obj.member` in prose: a name, a dot, a whole name not followed by another (not `e.g.`, not a version
+ * such as `v1.2`, not `pkg.sub.module`); no backtracking into the member, so linear in the text.
+ */
+const MEMBER_ACCESS = /(?<![\w.])([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]+)(?![\w$])(?!\.[A-Za-z_$])/g;
 
 /**
  * Members a question names the way code writes them (`c.json`, `app.route`, `ctx.redirect`), with the
