@@ -1,0 +1,209 @@
+#!/usr/bin/env node
+/**
+ * Experiment (issue 15, measured and not kept; BENCHMARKS.md "Measured later the same day"): a prose leg —
+ * BM25 over each chunk's comments, docstrings and names only (read from the checkout by line range,
+ * stemmed) — ranked alone, beside BM25 over whole chunks, and fused after the fact (reciprocal rank,
+ * k 20, weights W) with umbra's own hits, on the questions' development set.
+ *
+ *   node bench/questions/prose-leg.mjs [SET] [W,W,...]     (after `node bench/questions/run.mjs`)
+ *
+ * Reads run.mjs's index (its data dir for the default command) and working clones; SHOW=1 prints ranks.
+ */
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { loadConfig } from "../../dist/config/config.js";
+import { openIndex } from "../../dist/index/open.js";
+import { stem } from "../../dist/index/search/forms.js";
+import { parseQuery } from "../../dist/index/search/query.js";
+import { search } from "../../dist/index/search/searcher.js";
+import { codeTokens } from "../../dist/index/tokenize.js";
+import { foldToFiles } from "../retrieval/metrics.mjs";
+import { aggregate, fileRank, symbolRank } from "./score.mjs";
+
+const setFile = process.argv[2] ?? "bench/questions/questions.json";
+const W = (process.argv[3] ?? "0.5,1,2").split(",").map(Number);
+const set = JSON.parse(readFileSync(setFile, "utf8"));
+const home = `bench/.work/questions/umbra-home-${createHash("sha256").update("node dist/cli/main.js").digest("hex").slice(0, 10)}`;
+const env = { ...process.env, UMBRA_HOME: home, UMBRA_ENGINE: "off" };
+const config = loadConfig({ env: {} });
+const st = (t) => stem(t);
+function proseOf(lines, lang) {
+  const out = [];
+  let inDoc = false,
+    q = "";
+  for (const line of lines) {
+    const t = line.trim();
+    if (lang === "python") {
+      if (inDoc) {
+        out.push(t);
+        if (t.includes(q)) inDoc = false;
+        continue;
+      }
+      const m = t.match(/^[rRbBuU]?("""|''')/);
+      if (m) {
+        q = m[1];
+        out.push(t);
+        if (!(t.length > 3 && t.slice(3).includes(q))) inDoc = true;
+        continue;
+      }
+      const h = line.indexOf("#");
+      if (h >= 0 && !/["']/.test(line.slice(0, h))) out.push(line.slice(h + 1));
+    } else {
+      if (inDoc) {
+        out.push(t);
+        if (t.includes("*/")) inDoc = false;
+        continue;
+      }
+      if (t.startsWith("/*")) {
+        out.push(t);
+        if (!t.includes("*/")) inDoc = true;
+        continue;
+      }
+      const h = line.indexOf("//");
+      if (h >= 0 && !/["'`]/.test(line.slice(0, h))) out.push(line.slice(h + 2));
+    }
+  }
+  return out.join(" ");
+}
+const allRanks = { umbra: [], prose: [], bm25: [], ...Object.fromEntries(W.map((w) => [`fuse${w}`, []])) };
+const wsBase = join(home, "workspaces");
+const dbs = readdirSync(wsBase).map(
+  (ws) => new Database(join(wsBase, ws, "index", "lexical.sqlite"), { readonly: true }),
+);
+for (const repo of Object.keys(set.repos)) {
+  const dir = `bench/.work/repos/${repo.replace("/", "+")}`;
+  const qs = set.questions.filter((q) => q.repo === repo);
+  // the data dir's index of this clone: the one whose paths are all in it
+  const db = dbs.find((d) => {
+    const p = d.prepare("select path from chunks limit 200").all();
+    return p.every((r) => {
+      try {
+        readFileSync(join(dir, r.path));
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  });
+  const chunks = db
+    .prepare("select id, path, start_line, end_line, language, symbol, defines from chunks")
+    .all();
+  const fileCache = new Map();
+  const docs = [];
+  for (const c of chunks) {
+    let lines = fileCache.get(c.path);
+    if (!lines) {
+      try {
+        lines = readFileSync(join(dir, c.path), "utf8").split("\n");
+      } catch {
+        lines = [];
+      }
+      fileCache.set(c.path, lines);
+    }
+    const text = lines.slice(c.start_line - 1, c.end_line);
+    const names = [c.symbol, ...c.defines.split("\n")]
+      .filter(Boolean)
+      .map((s) => s.split(" > ").at(-1))
+      .join(" ");
+    const prose = `${names} ${proseOf(text, c.language)}`;
+    const tf = new Map();
+    for (const t of codeTokens(prose)) {
+      const s = st(t);
+      tf.set(s, (tf.get(s) ?? 0) + 1);
+    }
+    const tf2 = new Map();
+    for (const t of codeTokens(text.join("\n"))) {
+      const s = st(t);
+      tf2.set(s, (tf2.get(s) ?? 0) + 1);
+    }
+    docs.push({
+      c,
+      tf,
+      len: [...tf.values()].reduce((a, b) => a + b, 0),
+      tf2,
+      len2: [...tf2.values()].reduce((a, b) => a + b, 0),
+    });
+  }
+  const mk = (key, lenKey) => {
+    const df = new Map();
+    let total = 0;
+    for (const d of docs) {
+      total += d[lenKey];
+      for (const t of d[key].keys()) df.set(t, (df.get(t) ?? 0) + 1);
+    }
+    const avg = total / docs.length,
+      N = docs.length;
+    return (terms) =>
+      docs
+        .map((d) => {
+          let s = 0;
+          for (const [t, w] of terms) {
+            const f = d[key].get(t);
+            if (!f) continue;
+            const n = df.get(t);
+            const idf = Math.log(1 + (N - n + 0.5) / (n + 0.5));
+            s += (w * idf * (f * 2.2)) / (f + 1.2 * (0.25 + (0.75 * d[lenKey]) / avg));
+          }
+          return { d, s };
+        })
+        .filter((x) => x.s > 0)
+        .sort((a, b) => b.s - a.s)
+        .slice(0, 200)
+        .map((x) => x.d.c);
+  };
+  const proseRank = mk("tf", "len"),
+    fullRank = mk("tf2", "len2");
+  const index = await openIndex(dir, config, env);
+  for (const q of qs) {
+    const parsed = parseQuery(q.question);
+    const terms = new Map();
+    for (const [t, w] of parsed.terms) {
+      const s = st(t);
+      terms.set(s, Math.max(terms.get(s) ?? 0, w));
+    }
+    const toHit = (c) => ({ path: c.path, startLine: c.start_line, endLine: c.end_line });
+    const p = proseRank(terms).map(toHit),
+      b = fullRank(terms).map(toHit);
+    const u = await search(index, q.question, { limit: 50 });
+    const score = (hits) => ({
+      repo,
+      file: fileRank(foldToFiles(hits), q.answers),
+      symbol: symbolRank(hits, q.answers),
+    });
+    allRanks.umbra.push(score(u));
+    allRanks.prose.push(score(p));
+    allRanks.bm25.push(score(b));
+    for (const w of W) {
+      const m = new Map();
+      const key = (h) => `${h.path}:${h.startLine}`;
+      u.forEach((h, i) => {
+        m.set(key(h), { h, s: 1 / (20 + i + 1) });
+      });
+      p.slice(0, 50).forEach((h, i) => {
+        const k = key(h);
+        const e = m.get(k);
+        if (e) e.s += w / (20 + i + 1);
+      });
+      allRanks[`fuse${w}`].push(score([...m.values()].sort((a, b) => b.s - a.s).map((e) => e.h)));
+    }
+    if (process.env.SHOW)
+      console.log(q.id, "umbra", score(u).file, score(u).symbol, "prose", score(p).file, score(p).symbol);
+  }
+  index.close();
+}
+for (const [k, rs] of Object.entries(allRanks)) {
+  const m = aggregate(rs);
+  console.log(
+    k.padEnd(10),
+    "file@1",
+    m.file1.toFixed(3),
+    "file@5",
+    m.file5.toFixed(3),
+    "sym@1",
+    m.symbol1?.toFixed(3),
+    "sym@5",
+    m.symbol5?.toFixed(3),
+  );
+}
