@@ -7,28 +7,41 @@
  *
  *   node bench/questions/prose-leg.mjs [SET] [W,W,...]     (after `node bench/questions/run.mjs`)
  *
- * Reads run.mjs's index (its data dir for the default command) and working clones; SHOW=1 prints ranks.
+ * Reads run.mjs's index (its data dir for the default command); the working clones are checked out at the
+ * set's pinned commits (cloned from ../.mirror when absent). SHOW=1 prints each question's ranks.
  */
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, realpathSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { loadConfig } from "../../dist/config/config.js";
+import { workspaceDir } from "../../dist/config/paths.js";
 import { openIndex } from "../../dist/index/open.js";
 import { stem } from "../../dist/index/search/forms.js";
 import { parseQuery } from "../../dist/index/search/query.js";
 import { search } from "../../dist/index/search/searcher.js";
-import { codeTokens } from "../../dist/index/tokenize.js";
+import { bm25Idf } from "../../dist/index/store/idf.js";
+import { codeTokens, termFrequencies } from "../../dist/index/tokenize.js";
+import { checkout, ensureClone } from "../lib/checkout.mjs";
 import { foldToFiles } from "../retrieval/metrics.mjs";
 import { aggregate, fileRank, symbolRank } from "./score.mjs";
+import { loadSet } from "./set.mjs";
 
-const setFile = process.argv[2] ?? "bench/questions/questions.json";
-const W = (process.argv[3] ?? "0.5,1,2").split(",").map(Number);
-const set = JSON.parse(readFileSync(setFile, "utf8"));
-const home = `bench/.work/questions/umbra-home-${createHash("sha256").update("node dist/cli/main.js").digest("hex").slice(0, 10)}`;
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const work = join(ROOT, "bench", ".work");
+const set = await loadSet(resolve(process.argv[2] || join(ROOT, "bench", "questions", "questions.json")));
+const W = (process.argv[3] || "0.5,1,2").split(",").map(Number);
+// run.mjs's data dir for its default command: the index it built is read
+const home = join(
+  work,
+  "questions",
+  `umbra-home-${createHash("sha256").update("node dist/cli/main.js").digest("hex").slice(0, 10)}`,
+);
 const env = { ...process.env, UMBRA_HOME: home, UMBRA_ENGINE: "off" };
 const config = loadConfig({ env: {} });
-const st = (t) => stem(t);
+/** Stemmed term counts of a text (the same stem for a question's words). */
+const stemmedCounts = (text) => termFrequencies(codeTokens(text).map((t) => stem(t)));
 function proseOf(lines, lang) {
   const out = [];
   let inDoc = false,
@@ -68,28 +81,17 @@ function proseOf(lines, lang) {
   return out.join(" ");
 }
 const allRanks = { umbra: [], prose: [], bm25: [], ...Object.fromEntries(W.map((w) => [`fuse${w}`, []])) };
-const wsBase = join(home, "workspaces");
-const dbs = readdirSync(wsBase).map(
-  (ws) => new Database(join(wsBase, ws, "index", "lexical.sqlite"), { readonly: true }),
-);
 for (const repo of Object.keys(set.repos)) {
-  const dir = `bench/.work/repos/${repo.replace("/", "+")}`;
+  const dir = await ensureClone({ mirrors: join(ROOT, "..", ".mirror"), work }, repo);
+  await checkout(dir, set.repos[repo]?.commit ?? "");
   const qs = set.questions.filter((q) => q.repo === repo);
-  // the data dir's index of this clone: the one whose paths are all in it
-  const db = dbs.find((d) => {
-    const p = d.prepare("select path from chunks limit 200").all();
-    return p.every((r) => {
-      try {
-        readFileSync(join(dir, r.path));
-        return true;
-      } catch {
-        return false;
-      }
-    });
+  const db = new Database(join(workspaceDir(realpathSync(dir), env), "index", "lexical.sqlite"), {
+    readonly: true,
   });
   const chunks = db
     .prepare("select id, path, start_line, end_line, language, symbol, defines from chunks")
     .all();
+  db.close();
   const fileCache = new Map();
   const docs = [];
   for (const c of chunks) {
@@ -107,24 +109,10 @@ for (const repo of Object.keys(set.repos)) {
       .filter(Boolean)
       .map((s) => s.split(" > ").at(-1))
       .join(" ");
-    const prose = `${names} ${proseOf(text, c.language)}`;
-    const tf = new Map();
-    for (const t of codeTokens(prose)) {
-      const s = st(t);
-      tf.set(s, (tf.get(s) ?? 0) + 1);
-    }
-    const tf2 = new Map();
-    for (const t of codeTokens(text.join("\n"))) {
-      const s = st(t);
-      tf2.set(s, (tf2.get(s) ?? 0) + 1);
-    }
-    docs.push({
-      c,
-      tf,
-      len: [...tf.values()].reduce((a, b) => a + b, 0),
-      tf2,
-      len2: [...tf2.values()].reduce((a, b) => a + b, 0),
-    });
+    const prose = stemmedCounts(`${names} ${proseOf(text, c.language)}`);
+    const whole = stemmedCounts(text.join("\n"));
+    const length = (counts) => [...counts.values()].reduce((a, b) => a + b, 0);
+    docs.push({ c, tf: prose, len: length(prose), tf2: whole, len2: length(whole) });
   }
   const mk = (key, lenKey) => {
     const df = new Map();
@@ -142,9 +130,7 @@ for (const repo of Object.keys(set.repos)) {
           for (const [t, w] of terms) {
             const f = d[key].get(t);
             if (!f) continue;
-            const n = df.get(t);
-            const idf = Math.log(1 + (N - n + 0.5) / (n + 0.5));
-            s += (w * idf * (f * 2.2)) / (f + 1.2 * (0.25 + (0.75 * d[lenKey]) / avg));
+            s += (w * bm25Idf(N, df.get(t)) * (f * 2.2)) / (f + 1.2 * (0.25 + (0.75 * d[lenKey]) / avg));
           }
           return { d, s };
         })
@@ -157,10 +143,9 @@ for (const repo of Object.keys(set.repos)) {
     fullRank = mk("tf2", "len2");
   const index = await openIndex(dir, config, env);
   for (const q of qs) {
-    const parsed = parseQuery(q.question);
     const terms = new Map();
-    for (const [t, w] of parsed.terms) {
-      const s = st(t);
+    for (const [t, w] of parseQuery(q.question).terms) {
+      const s = stem(t);
       terms.set(s, Math.max(terms.get(s) ?? 0, w));
     }
     const toHit = (c) => ({ path: c.path, startLine: c.start_line, endLine: c.end_line });
@@ -172,8 +157,9 @@ for (const repo of Object.keys(set.repos)) {
       file: fileRank(foldToFiles(hits), q.answers),
       symbol: symbolRank(hits, q.answers),
     });
-    allRanks.umbra.push(score(u));
-    allRanks.prose.push(score(p));
+    const [ru, rp] = [score(u), score(p)];
+    allRanks.umbra.push(ru);
+    allRanks.prose.push(rp);
     allRanks.bm25.push(score(b));
     for (const w of W) {
       const m = new Map();
@@ -188,8 +174,7 @@ for (const repo of Object.keys(set.repos)) {
       });
       allRanks[`fuse${w}`].push(score([...m.values()].sort((a, b) => b.s - a.s).map((e) => e.h)));
     }
-    if (process.env.SHOW)
-      console.log(q.id, "umbra", score(u).file, score(u).symbol, "prose", score(p).file, score(p).symbol);
+    if (process.env.SHOW) console.log(q.id, "umbra", ru.file, ru.symbol, "prose", rp.file, rp.symbol);
   }
   index.close();
 }

@@ -13,18 +13,23 @@ cd "$(dirname "$0")/../.."
 teacher=${1:?usage: questions.sh TEACHER_NODE_MODULES [MODE]...}
 shift
 if [ $# -gt 0 ]; then modes=("$@"); else modes=(pieces pieces-blend); fi
-home=$(node -e 'const h=require("crypto").createHash("sha256").update("node dist/cli/main.js").digest("hex").slice(0,10);console.log(`bench/.work/questions/umbra-home-${h}`)')
+# the index folder umbra keeps for a clone under the data dir $1 (config/paths.js's workspaceDir)
+index_of() {
+  UMBRA_HOME=$1 node --input-type=module -e 'import { realpathSync } from "node:fs";
+import { workspaceDir } from "./dist/config/paths.js";
+console.log(`${workspaceDir(realpathSync(process.argv[1]))}/index`);' "$2"
+}
+home=$PWD/$(node -e 'const h=require("crypto").createHash("sha256").update("node dist/cli/main.js").digest("hex").slice(0,10);console.log(`bench/.work/questions/umbra-home-${h}`)')
 echo "== today's code model"
-UMBRA_HOME=$PWD/$home node bench/questions/inprocess.mjs | grep '^| all'
+UMBRA_HOME=$home node bench/questions/inprocess.mjs | grep '^| all'
 for mode in "${modes[@]}"; do
-  out=bench/.work/semantic/home-$mode
+  out=$PWD/bench/.work/semantic/home-$mode
   rm -rf "$out"
   for clone in bench/.work/repos/*; do
-    id=$(node -e 'console.log(require("crypto").createHash("sha256").update(require("fs").realpathSync(process.argv[1])).digest("hex").slice(0,16))' "$clone")
-    model=$home/workspaces/$id/index/code-model.bin
+    model=$(index_of "$home" "$clone")/code-model.bin
     [ -f "$model" ] || continue
-    node bench/semantic/distill.mjs "$model" "$out/workspaces/$id/index/code-model.bin" "$mode" "$teacher" 2>&1 | tail -1
+    node bench/semantic/distill.mjs "$model" "$(index_of "$out" "$clone")/code-model.bin" "$mode" "$teacher" 2>&1 | tail -1
   done
   echo "== $mode"
-  UMBRA_HOME=$PWD/$out node bench/questions/inprocess.mjs | grep '^| '
+  UMBRA_HOME=$out node bench/questions/inprocess.mjs | grep '^| '
 done
