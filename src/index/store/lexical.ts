@@ -494,11 +494,18 @@ export class LexicalStore {
 
   /**
    * BM25 over chunks with per-term query weights. Terms present in more than `maxDocumentRatio` of the
-   * chunks are skipped: they barely move scores and cost the most to read.
+   * chunks are skipped: they barely move scores and cost the most to read. `forms` counts other words as
+   * forms of a query term (`suggested`: `suggest`, `suggestions`): a chunk holding any of them holds the
+   * term, their occurrences add up, and the term is as rare as the chunks holding one of them are few.
    */
   bm25(
     weights: ReadonlyMap<string, number>,
-    options: { limit: number; maxDocumentRatio?: number; maxTerms?: number },
+    options: {
+      limit: number;
+      maxDocumentRatio?: number;
+      maxTerms?: number;
+      forms?: ReadonlyMap<string, readonly string[]>;
+    },
   ): ScoredChunk[] {
     return scoreBm25(
       this.postings.chunk,
@@ -506,7 +513,11 @@ export class LexicalStore {
       this.corpusStats().chunks,
       Number(this.getMeta("nextChunkId") ?? "1"),
       weights,
-      { maxDocumentRatio: options.maxDocumentRatio ?? 0.3, maxTerms: options.maxTerms ?? MAX_QUERY_TERMS },
+      {
+        maxDocumentRatio: options.maxDocumentRatio ?? 0.3,
+        maxTerms: options.maxTerms ?? MAX_QUERY_TERMS,
+        forms: options.forms ?? new Map(),
+      },
       options.limit,
     );
   }
@@ -522,7 +533,7 @@ export class LexicalStore {
       this.corpusStats().files,
       Number(this.getMeta("nextFileId") ?? "1"),
       weights,
-      { maxDocumentRatio: 0.5, maxTerms: options.maxTerms ?? MAX_QUERY_TERMS },
+      { maxDocumentRatio: 0.5, maxTerms: options.maxTerms ?? MAX_QUERY_TERMS, forms: new Map() },
       options.limit,
     );
     const paths = this.pathsById();
@@ -577,8 +588,9 @@ export class LexicalStore {
 /**
  * Okapi BM25 (k1 = 1.2, b = 0.75) with per-term query weights, the `limit` best documents first. Terms
  * in more than `maxDocumentRatio` of the documents are skipped, and a long query (a whole bug report) is
- * cut to its `maxTerms` most telling terms (weight × idf). Scores accumulate in an array indexed by
- * document id (`idBound` is above every id), so a term with 30,000 postings costs a tight loop.
+ * cut to its `maxTerms` most telling terms (weight × idf). A term with `forms` is read as the union of its
+ * own and its forms' postings (frequencies summed per document). Scores accumulate in an array indexed
+ * by document id (`idBound` is above every id), so a term with 30,000 postings costs a tight loop.
  */
 function scoreBm25(
   postings: PostingsTable,
@@ -586,33 +598,94 @@ function scoreBm25(
   stats: CorpusStats,
   idBound: number,
   weights: ReadonlyMap<string, number>,
-  options: { maxDocumentRatio: number; maxTerms: number },
+  options: { maxDocumentRatio: number; maxTerms: number; forms: ReadonlyMap<string, readonly string[]> },
   limit: number,
 ): ScoredChunk[] {
   if (stats.documents === 0) return [];
   const k1 = 1.2;
   const b = 0.75;
   const maxDf = Math.max(50, Math.floor(stats.documents * options.maxDocumentRatio));
-  const telling: { term: string; weight: number; idf: number }[] = [];
-  const frequencies = postings.documentFrequencies(weights.keys());
+  type Visit = (doc: number, tf: number, dl: number) => void;
+  const telling: { term: string; weight: number; idf: number; read: (visit: Visit) => void }[] = [];
+  const frequencies = postings.documentFrequencies([
+    ...weights.keys(),
+    ...[...weights.keys()].flatMap((term) => options.forms.get(term) ?? []),
+  ]);
+  let scratch: Float64Array | undefined;
   for (const [term, weight] of weights) {
-    const df = frequencies.get(term) ?? 0;
-    if (df === 0 || df > maxDf) continue;
-    telling.push({ term, weight, idf: bm25Idf(stats.documents, df) });
+    const words = [term, ...(options.forms.get(term) ?? [])].filter((word) => frequencies.has(word));
+    // the union holds at least as many documents as its largest part: a common part is too common
+    if (words.length === 0 || words.some((word) => (frequencies.get(word) ?? 0) > maxDf)) continue;
+    const [only] = words;
+    if (only !== undefined && words.length === 1) {
+      const df = frequencies.get(only) ?? 0;
+      telling.push({
+        term,
+        weight,
+        idf: bm25Idf(stats.documents, df),
+        read: (visit) => postings.forEach(only, dead, visit),
+      });
+      continue;
+    }
+    scratch ??= new Float64Array(idBound + 1);
+    const union = unionOf(postings, dead, words, scratch);
+    if (union.length / 3 > maxDf) continue;
+    telling.push({
+      term,
+      weight,
+      idf: bm25Idf(stats.documents, union.length / 3),
+      read: (visit) => {
+        for (let i = 0; i < union.length; i += 3) {
+          visit(union[i] as number, union[i + 1] as number, union[i + 2] as number);
+        }
+      },
+    });
   }
   telling.sort((x, y) => y.weight * y.idf - x.weight * x.idf || (x.term < y.term ? -1 : 1));
   const scores = new Float64Array(idBound + 1);
   const touched: number[] = [];
   const lengthNorm = b / stats.averageLength;
-  for (const { term, weight, idf } of telling.slice(0, options.maxTerms)) {
+  for (const { weight, idf, read } of telling.slice(0, options.maxTerms)) {
     const factor = weight * idf * (k1 + 1);
-    postings.forEach(term, dead, (doc, tf, dl) => {
+    read((doc, tf, dl) => {
       if (doc > idBound) return;
       if (scores[doc] === 0) touched.push(doc);
       scores[doc] = (scores[doc] as number) + (factor * tf) / (tf + k1 * (1 - b + lengthNorm * dl));
     });
   }
   return topOf(touched, scores, limit);
+}
+
+/**
+ * The live postings of several terms as those of one: (document, summed frequency, length) triples, in
+ * the order documents are first met. `scratch` (zeros, at least one slot per document id) is left zeroed.
+ */
+function unionOf(
+  postings: PostingsTable,
+  dead: ReadonlySet<number>,
+  terms: readonly string[],
+  scratch: Float64Array,
+): Float64Array {
+  const docs: number[] = [];
+  const lengths: number[] = [];
+  for (const term of terms) {
+    postings.forEach(term, dead, (doc, tf, dl) => {
+      if (doc >= scratch.length) return;
+      if (scratch[doc] === 0) {
+        docs.push(doc);
+        lengths.push(dl);
+      }
+      scratch[doc] = (scratch[doc] as number) + tf;
+    });
+  }
+  const triples = new Float64Array(docs.length * 3);
+  docs.forEach((doc, i) => {
+    triples[i * 3] = doc;
+    triples[i * 3 + 1] = scratch[doc] as number;
+    triples[i * 3 + 2] = lengths[i] as number;
+    scratch[doc] = 0;
+  });
+  return triples;
 }
 
 /** The `limit` best-scored documents, best first (ties broken by id for determinism). */

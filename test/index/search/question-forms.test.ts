@@ -31,6 +31,18 @@ const index = indexedFiles({
   ),
 });
 
+/** The code writes `suggestions` and `names`; the question's own `suggested` and `name` are said elsewhere. */
+const formsIndex = indexedFiles({
+  "src/cli/nearby.ts": routine("closest", "suggestions: names of similar commands by edit distance"),
+  "src/cli/help.ts": routine("printFlags", "flags suggested in the help of a similar command"),
+  ...Object.fromEntries(
+    ["parse", "render", "run", "alias", "complete", "version"].map((name) => [
+      `src/cli/${name}.ts`,
+      routine(name, `${name} a command: command flags and a command name`),
+    ]),
+  ),
+});
+
 /** A class whose methods are chunks of their own, one of them `json`. */
 const CONTEXT = `export class Context {\n${["header", "status", "json", "text", "html"]
   .map((name) => {
@@ -68,6 +80,20 @@ describe("a question's words in the code's forms", () => {
   it("finds a word the code never writes by its other forms", async () => {
     const found = await search(index(), "how are command names suggested?", { limit: 5 });
     expect(found[0]?.path).toBe("src/cli/distance.ts");
+  });
+
+  it("counts a word's other forms as the word when the code writes them, though the word is said elsewhere", async () => {
+    // one chunk-level leg at a time: the question's words as written (lexical), and with their forms
+    const first = async (lexical: number, forms: number) =>
+      (
+        await search(formsIndex(), "how are similar command names suggested?", {
+          limit: 5,
+          weights: { lexical, forms, file: 0, path: 0, vector: 0, exact: 0 },
+        })
+      )[0]?.path;
+    // the words as the question writes them are in the help's chunk; their forms in the one that suggests
+    expect(await first(1, 0)).toBe("src/cli/help.ts");
+    expect(await first(1e-9, 1)).toBe("src/cli/nearby.ts");
   });
 
   it("reads obj.member in a question as the member the code defines", async () => {

@@ -185,4 +185,36 @@ describe("lexical store: packed postings segment + delta", () => {
     store.reserveChunkIds(next); // never backwards
     expect(store.nextChunkId()).toBe(next + 100);
   });
+
+  it("counts a term's forms as the term: a chunk holding only a form matches, occurrences add up", () => {
+    const filler = Array.from({ length: 60 }, (_, i) =>
+      file(`filler${i}.txt`, 1000 + i * 10, [[`noise${i}`, "common"]]),
+    );
+    store.replaceFiles(
+      [],
+      [
+        file("suggest.txt", 1, [
+          ["suggestions", "suggest", "name"],
+          ["suggested", "name"],
+          ["name", "list"],
+        ]),
+        ...filler,
+      ],
+    );
+    const forms = new Map([["suggested", ["suggestions", "suggest"]]]);
+    // alone, the word finds the one chunk that writes it
+    expect(store.bm25(query("suggested"), { limit: 10 }).map((hit) => hit.id)).toEqual([2]);
+    // with its forms: the chunk writing two of them (twice the occurrences) first, then the word's own
+    const withForms = store.bm25(query("suggested"), { limit: 10, forms });
+    expect(withForms.map((hit) => hit.id)).toEqual([1, 2]);
+    // one term held by two chunks (not three terms of their own rarity): the word's own chunk scores less
+    expect(withForms[1]?.score).toBeLessThan(store.bm25(query("suggested"), { limit: 10 })[0]?.score ?? 0);
+    // a word no chunk writes is found by its one form that some chunk does
+    expect(
+      store.bm25(query("lists"), { limit: 10, forms: new Map([["lists", ["list"]]]) }).map((hit) => hit.id),
+    ).toEqual([3]);
+    // a form too common to tell anything makes the term too common too
+    const common = new Map([["suggested", ["common"]]]);
+    expect(store.bm25(query("suggested"), { limit: 10, forms: common, maxDocumentRatio: 0.1 })).toEqual([]);
+  });
 });
