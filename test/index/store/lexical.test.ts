@@ -47,11 +47,12 @@ function file(path: string, firstId: number, chunkTerms: string[][]) {
 
 const query = (...terms: string[]) => new Map(terms.map((term) => [term, 1]));
 
-/** A small corpus with enough documents that no test term is "too common" for BM25. */
+/** 60 files of their own noise and one word they all hold: no test term is "too common" for BM25. */
+const filler = () =>
+  Array.from({ length: 60 }, (_, i) => file(`filler${i}.txt`, 1000 + i * 10, [[`noise${i}`, "common"]]));
+
+/** Two small files of invoices and refunds among the filler. */
 function seed(): void {
-  const filler = Array.from({ length: 60 }, (_, i) =>
-    file(`filler${i}.txt`, 1000 + i * 10, [[`noise${i}`, "common"]]),
-  );
   store.replaceFiles(
     [],
     [
@@ -63,7 +64,7 @@ function seed(): void {
         ["refund", "total"],
         ["invoice", "invoice", "refund"],
       ]),
-      ...filler,
+      ...filler(),
     ],
   );
 }
@@ -187,9 +188,6 @@ describe("lexical store: packed postings segment + delta", () => {
   });
 
   it("counts a term's forms as the term: a chunk holding only a form matches, occurrences add up", () => {
-    const filler = Array.from({ length: 60 }, (_, i) =>
-      file(`filler${i}.txt`, 1000 + i * 10, [[`noise${i}`, "common"]]),
-    );
     store.replaceFiles(
       [],
       [
@@ -198,7 +196,7 @@ describe("lexical store: packed postings segment + delta", () => {
           ["suggested", "name"],
           ["name", "list"],
         ]),
-        ...filler,
+        ...filler(),
       ],
     );
     const forms = new Map([["suggested", ["suggestions", "suggest"]]]);
