@@ -566,9 +566,10 @@ function withForms(
   const identifiers = [...new Set([...query.identifiers, ...members])];
   // each term's forms that the index holds and the query does not already ask for (a form put in for a
   // word no chunk holds has that word's forms, looked up above)
+  const formsOf = new Map(forms.map((word) => [word.term, word.forms]));
   const termForms = new Map<string, string[]>();
   for (const term of terms.keys()) {
-    const kept = wordForms(term).filter((form) => held.has(form) && !terms.has(form));
+    const kept = (formsOf.get(term) ?? wordForms(term)).filter((form) => held.has(form) && !terms.has(form));
     if (kept.length > 0) termForms.set(term, kept);
   }
   return { query: { ...query, terms, identifiers }, forms: termForms };
@@ -612,14 +613,15 @@ export async function search(
   await turn();
 
   const maxTerms = options.maxQueryTerms ? { maxTerms: options.maxQueryTerms } : {};
+  if (weights.forms > 0 && forms.size > 0) {
+    const withTheirForms = context.lexical.bm25(query.terms, { limit: depth, forms, ...maxTerms });
+    lists.push({ name: "forms", weight: weights.forms, ids: withTheirForms.map((hit) => hit.id) });
+    await turn();
+  }
   if (weights.lexical > 0 && query.terms.size > 0) {
     const hits = context.lexical.bm25(query.terms, { limit: depth, ...maxTerms });
     const chunkRanking = hits.map((hit) => hit.id);
     lists.push({ name: "lexical", weight: weights.lexical, ids: chunkRanking });
-    if (weights.forms > 0 && forms.size > 0) {
-      const withTheirForms = context.lexical.bm25(query.terms, { limit: depth, forms, ...maxTerms });
-      lists.push({ name: "forms", weight: weights.forms, ids: withTheirForms.map((hit) => hit.id) });
-    }
     await turn();
     const bestChunk = bestChunkOfFiles(context, hits);
     if (nameScore) {

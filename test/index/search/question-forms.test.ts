@@ -93,7 +93,7 @@ describe("a question's words in the code's forms", () => {
       )[0]?.path;
     // the words as the question writes them are in the help's chunk; their forms in the one that suggests
     expect(await first(1, 0)).toBe("src/cli/help.ts");
-    expect(await first(1e-9, 1)).toBe("src/cli/nearby.ts");
+    expect(await first(0, 1)).toBe("src/cli/nearby.ts");
   });
 
   it("reads obj.member in a question as the member the code defines", async () => {
