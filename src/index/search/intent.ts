@@ -8,7 +8,8 @@ import type { ParsedQuery } from "./query.js";
  * - `identifier`: one name of the code (`parseQuery`, `Flask.run`, `session_cookie`, `class Router`);
  * - `path`: one file path (`src/router/trie.ts`, a link to a file);
  * - `location`: a path with a line (`src/a.ts:42`, `a.py:10:5`, `src/a.ts#L106`, `a.ts#L10-L20`, a
- *   GitHub, GitLab or Bitbucket link to a line);
+ *   GitHub, GitLab or Bitbucket link to a line), or the same in words (`src/a.ts line 42`,
+ *   `a.py, lines 10-20`, `line 42 of src/a.ts`);
  * - `trace`: a stack trace and little else (Python, Node, Java, Go frames).
  */
 export type IntentKind = "question" | "report" | "identifier" | "path" | "location" | "trace";
@@ -44,6 +45,12 @@ const PATH = /^[\w.@+~-]+(?:\/[\w.@+~-]+)*\/?$/;
 const LINE_ANCHOR = /^(?:L(\d+)(?:C\d+)?(?:-L?(\d+)(?:C\d+)?)?|lines-(\d+)(?::(\d+))?)$/;
 /** `:42`, `:42:7`, `:10-20` after a path. */
 const LINE_SUFFIX = /^(.*?):(\d+)(?::\d+|-(\d+))?$/;
+/** A line or range in words: `line 42`, `lines 10-20`, `lines 10 to 20`, `L42`, `ln 42`. */
+const SPOKEN_LINES = String.raw`(?:lines?|ln|l\.?)\s*(\d+)(?:\s*(?:-|–|to|through)\s*l?(\d+))?`;
+/** `src/a.ts line 42`, `a.py, at lines 10-20`, `a.go (line 7)`. */
+const PATH_THEN_LINES = new RegExp(String.raw`^(\S+?),?\s+\(?(?:at\s+|on\s+)?${SPOKEN_LINES}\)?$`, "i");
+/** `line 42 of src/a.ts`, `lines 10-20 in a.py`. */
+const LINES_THEN_PATH = new RegExp(String.raw`^${SPOKEN_LINES}\s+(?:of|in)\s+(\S+)$`, "i");
 const LINK_HOSTS = new Set(["github.com", "gitlab.com", "bitbucket.org"]);
 
 const TRACE_LINE = [
@@ -157,6 +164,22 @@ function readPathOrLocation(word: string): QueryIntent | undefined {
   return looksLikePath(path) ? { kind: "path", target: { path } } : undefined;
 }
 
+/** A path with a line said in words (`src/a.ts line 42`, `line 42 of src/a.ts`): the whole text. */
+function readSpokenLocation(text: string): QueryIntent | undefined {
+  const before = PATH_THEN_LINES.exec(text);
+  const after = before ? undefined : LINES_THEN_PATH.exec(text);
+  const [written, first, last] = before
+    ? [before[1], before[2], before[3]]
+    : after
+      ? [after[3], after[1], after[2]]
+      : [];
+  const path = normalised(unwrap(written ?? ""));
+  const line = Number(first);
+  if (!looksLikePath(path) || !(line > 0)) return undefined;
+  const end = Number(last);
+  return { kind: "location", target: { path, line, ...(end >= line ? { endLine: end } : {}) } };
+}
+
 function readIdentifier(word: string): QueryIntent | undefined {
   const declared = DECLARATION.exec(word)?.[1];
   const name = unwrap(declared ?? word);
@@ -250,6 +273,9 @@ export function classifyQuery(text: string, query: ParsedQuery): QueryIntent {
     } else if (DECLARATION.test(word)) {
       const declared = readIdentifier(word);
       if (declared) return declared;
+    } else {
+      const spoken = readSpokenLocation(word);
+      if (spoken) return spoken;
     }
   }
   if (isTrace(trimmed, query)) return { kind: "trace" };

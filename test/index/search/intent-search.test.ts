@@ -92,6 +92,8 @@ describe("search by intent", () => {
     ["a #L range", (line: number) => `src/router/trie.ts#L${line}-L${line + 2}`],
     ["a GitHub link", (line: number) => `https://github.com/o/r/blob/main/src/router/trie.ts#L${line}`],
     ["a path from elsewhere", (line: number) => `/home/me/checkout/src/router/trie.ts:${line}`],
+    ["a path and line in words", (line: number) => `src/router/trie.ts line ${line}`],
+    ["a line of a path in words", (line: number) => `line ${line} of src/router/trie.ts`],
   ])("lands %s on the chunk holding the line", async (_, query) => {
     for (const name of ["matchParameters", "routeScore"]) {
       const line = lineOf(name) + 2;

@@ -140,6 +140,29 @@ describe("classifyQuery", () => {
   });
 
   it.each([
+    ["src/a.ts line 42", { path: "src/a.ts", line: 42 }],
+    ["src/a.ts, lines 10-20", { path: "src/a.ts", line: 10, endLine: 20 }],
+    ["a.py at line 7", { path: "a.py", line: 7 }],
+    ["pkg/x.go (line 7)", { path: "pkg/x.go", line: 7 }],
+    ["src/a.ts L106", { path: "src/a.ts", line: 106 }],
+    ["`src/a.ts` lines 10 to 20", { path: "src/a.ts", line: 10, endLine: 20 }],
+    ["Line 42 of src/a.ts", { path: "src/a.ts", line: 42 }],
+    ["lines 10–20 in ./a.py", { path: "a.py", line: 10, endLine: 20 }],
+  ])("reads a location said in words: %s", (text, target) => {
+    expect(intentOf(text)).toEqual({ kind: "location", target });
+  });
+
+  it.each([
+    "Flask line 42",
+    "the line 42 of a.py raises KeyError",
+    "src/a.ts line zero",
+    "a.py line 0",
+    "where is line 42 of src/a.ts handled?",
+  ])("does not read %s as a location", (text) => {
+    expect(intentOf(text).kind).not.toBe("location");
+  });
+
+  it.each([
     [
       "Python",
       'Traceback (most recent call last):\n  File "app.py", line 12, in <module>\n    main()\n  File "/usr/lib/python3/site-packages/flask/app.py", line 880, in run\n    run_simple(host, port, self)\n    ^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nOSError: [Errno 98] Address already in use',
