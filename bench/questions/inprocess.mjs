@@ -17,12 +17,12 @@
  * the index it built is reused). `--show` prints, per question and system, the answer's file and symbol
  * ranks and the first five hits.
  */
-import { createHash } from "node:crypto";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { checkout, ensureClone } from "../lib/checkout.mjs";
 import { foldToFiles } from "../retrieval/metrics.mjs";
+import { umbraHome } from "./home.mjs";
 import { aggregate, fileRank, symbolRank } from "./score.mjs";
 import { loadSet } from "./set.mjs";
 
@@ -44,13 +44,7 @@ const variants = JSON.parse(values.variants ?? "{}");
 const env = {
   ...process.env,
   // run.mjs's data dir for its default command: the index it built is reused
-  UMBRA_HOME:
-    process.env.UMBRA_HOME ??
-    join(
-      values.work,
-      "questions",
-      `umbra-home-${createHash("sha256").update("node dist/cli/main.js").digest("hex").slice(0, 10)}`,
-    ),
+  UMBRA_HOME: process.env.UMBRA_HOME ?? umbraHome(values.work),
   UMBRA_ENGINE: "off",
 };
 const builds = await Promise.all(

@@ -10,7 +10,6 @@
  * Reads run.mjs's index (its data dir for the default command); the working clones are checked out at the
  * set's pinned commits (cloned from ../.mirror when absent). SHOW=1 prints each question's ranks.
  */
-import { createHash } from "node:crypto";
 import { readFileSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,6 +24,7 @@ import { bm25Idf } from "../../dist/index/store/idf.js";
 import { codeTokens, termFrequencies } from "../../dist/index/tokenize.js";
 import { checkout, ensureClone } from "../lib/checkout.mjs";
 import { foldToFiles } from "../retrieval/metrics.mjs";
+import { umbraHome } from "./home.mjs";
 import { aggregate, fileRank, symbolRank } from "./score.mjs";
 import { loadSet } from "./set.mjs";
 
@@ -33,11 +33,7 @@ const work = join(ROOT, "bench", ".work");
 const set = await loadSet(resolve(process.argv[2] || join(ROOT, "bench", "questions", "questions.json")));
 const W = (process.argv[3] || "0.5,1,2").split(",").map(Number);
 // run.mjs's data dir for its default command: the index it built is read
-const home = join(
-  work,
-  "questions",
-  `umbra-home-${createHash("sha256").update("node dist/cli/main.js").digest("hex").slice(0, 10)}`,
-);
+const home = umbraHome(work);
 const env = { ...process.env, UMBRA_HOME: home, UMBRA_ENGINE: "off" };
 const config = loadConfig({ env: {} });
 /** Stemmed term counts of a text (the same stem for a question's words). */

@@ -6,7 +6,6 @@
  * with each question; hits are scored at file and symbol level next to a whole-file BM25 baseline over the
  * code files of the same checkout. See bench/questions/README.md.
  */
-import { createHash } from "node:crypto";
 import { appendFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +15,7 @@ import { fmtMs, runShell } from "../lib/proc.mjs";
 import { parseSearchJson, positiveInt, preflightUmbra, readJsonl } from "../lib/umbra-cli.mjs";
 import { Bm25Corpus } from "../retrieval/bm25.mjs";
 import { foldToFiles, markdownTable, percentile } from "../retrieval/metrics.mjs";
+import { commandHash, DEFAULT_UMBRA, umbraHome } from "./home.mjs";
 import { aggregate, fileKind, fileRank, symbolRank } from "./score.mjs";
 import { loadSet } from "./set.mjs";
 
@@ -128,14 +128,14 @@ function parseOptions() {
   const int = (/** @type {string | undefined} */ s, /** @type {string} */ name) =>
     positiveInt(s, name, usage);
   const work = resolve(values.work ?? join(PROJECT_ROOT, "bench", ".work"));
-  const cmds = values["no-umbra"] ? [] : (values.umbra ?? ["node dist/cli/main.js"]);
+  const cmds = values["no-umbra"] ? [] : (values.umbra ?? [DEFAULT_UMBRA]);
   const umbras = cmds.map((cmd, i) => {
-    const hash = createHash("sha256").update(cmd).digest("hex").slice(0, 10);
+    const hash = commandHash(cmd);
     return {
       key: `umbra:${hash}`,
       label: cmds.length > 1 ? `umbra ${i + 1}` : "umbra",
       cmd,
-      home: join(work, "questions", `umbra-home-${hash}`),
+      home: umbraHome(work, cmd),
     };
   });
   const setFile = resolve(values.set ?? join(HERE, "questions.json"));

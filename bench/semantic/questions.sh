@@ -19,7 +19,9 @@ index_of() {
 import { workspaceDir } from "./dist/config/paths.js";
 console.log(`${workspaceDir(realpathSync(process.argv[1]))}/index`);' "$2"
 }
-home=$PWD/$(node -e 'const h=require("crypto").createHash("sha256").update("node dist/cli/main.js").digest("hex").slice(0,10);console.log(`bench/.work/questions/umbra-home-${h}`)')
+# run.mjs's data dir for its default command (bench/questions/home.mjs)
+home=$(node --input-type=module -e 'import { umbraHome } from "./bench/questions/home.mjs";
+console.log(umbraHome(process.argv[1]));' "$PWD/bench/.work")
 echo "== today's code model"
 UMBRA_HOME=$home node bench/questions/inprocess.mjs | grep '^| all'
 for mode in "${modes[@]}"; do
