@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { PRIVATE_DIR } from "./private.js";
 
 /** The data directory: `$UMBRA_HOME`, else `$XDG_DATA_HOME/umbra`, else `~/.local/share/umbra`. */
 export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -33,9 +34,9 @@ export function embeddingCacheDir(env: NodeJS.ProcessEnv = process.env): string 
 export function privateDataDir(env: NodeJS.ProcessEnv = process.env): string {
   const dir = dataDir(env);
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
     const stats = statSync(dir);
-    if (stats.uid === process.getuid?.() && (stats.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+    if (stats.uid === process.getuid?.() && (stats.mode & 0o077) !== 0) chmodSync(dir, PRIVATE_DIR);
   } catch {
     // a data directory that cannot be made says so where it is first written
   }

@@ -1,6 +1,7 @@
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { EmbedderConfig } from "../config/config.js";
+import { PRIVATE_FILE, privateDir } from "../config/private.js";
 // Straight from the modules, not the embed/ index: that one loads every provider.
 import { CodeModelEmbedder, serializeCodeModel } from "./embed/code-model.js";
 import { type Embedder, EmbeddingError } from "./embed/embedder.js";
@@ -73,9 +74,9 @@ export async function openEmbedder(config: EmbedderConfig, options: OpenEmbedder
         { documents, dimensions: config.dimensions },
         options.signal,
       );
-      await mkdir(dirname(options.modelFile), { recursive: true });
+      await privateDir(dirname(options.modelFile));
       const temp = `${options.modelFile}.${process.pid}.tmp`;
-      await writeFile(temp, serializeCodeModel(model));
+      await writeFile(temp, serializeCodeModel(model), { mode: PRIVATE_FILE });
       await rename(temp, options.modelFile);
       stampWrittenCodeModel(options.modelFile, model.hash);
       return new CodeModelEmbedder(model);

@@ -1,6 +1,6 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
 import Database from "better-sqlite3";
+import { PRIVATE_FILE, privateFileSync } from "../config/private.js";
 
 export class LockBusyError extends Error {
   override name = "LockBusyError";
@@ -24,7 +24,7 @@ export async function acquireLock(
   file: string,
   options: { waitMs?: number; onWait?: (holder: string) => void; signal?: AbortSignal } = {},
 ): Promise<() => void> {
-  mkdirSync(dirname(file), { recursive: true });
+  privateFileSync(file);
   const db = new Database(file);
   db.pragma("busy_timeout = 0");
   const deadline = Date.now() + (options.waitMs ?? 0);
@@ -32,7 +32,9 @@ export async function acquireLock(
   for (;;) {
     try {
       db.exec("BEGIN EXCLUSIVE");
-      writeFileSync(`${file}.owner`, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }));
+      writeFileSync(`${file}.owner`, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }), {
+        mode: PRIVATE_FILE,
+      });
       return () => {
         db.exec("ROLLBACK");
         db.close();

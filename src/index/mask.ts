@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
-import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { chmod, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { privateDir } from "../config/private.js";
 
 /**
  * Path masking: every component of a path, split on `/` and `.`, becomes a keyed HMAC, so stored
@@ -34,7 +35,7 @@ export async function loadOrCreateSecret(file: string): Promise<Buffer> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-  await mkdir(dirname(file), { recursive: true });
+  await privateDir(dirname(file));
   const key = randomBytes(32);
   const temp = `${file}.${process.pid}.tmp`;
   await writeFile(temp, key, { mode: 0o600 });

@@ -3,6 +3,7 @@ import { lstat, mkdir, realpath, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { loadConfig } from "../config/config.js";
 import { dataDir } from "../config/paths.js";
+import { PRIVATE_DIR } from "../config/private.js";
 import { FileAccessError, WorkspaceError } from "../workspace/errors.js";
 import { resolveRoot } from "../workspace/root.js";
 import { readlinkIn, removeIn, writeIn } from "../workspace/rooted.js";
@@ -384,7 +385,7 @@ export class Branch {
   private async materializeInBranch(sorted: [string, Buffer | null][]): Promise<MaterializeRefusal[]> {
     const staging = join(this.dir, "staging");
     await rm(staging, { recursive: true, force: true });
-    await mkdir(staging);
+    await mkdir(staging, { mode: PRIVATE_DIR });
     try {
       const ops: string[] = [];
       const order: string[] = [];

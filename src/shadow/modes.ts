@@ -1,5 +1,6 @@
-import { mkdir, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import type { ShadowConfig } from "../config/config.js";
+import { privateDir } from "../config/private.js";
 import { ShadowError } from "./errors.js";
 import { helperReason, runHelper } from "./helper.js";
 
@@ -59,7 +60,7 @@ export function probeModes(probeDir: string): Promise<ProbeResult> {
   let cached = probes.get(probeDir);
   if (!cached) {
     cached = (async () => {
-      await mkdir(probeDir, { recursive: true });
+      await privateDir(probeDir);
       const result = await runHelper(["probe", "--dir", probeDir]);
       if (result.code !== 0) {
         throw new ShadowError("NO_MODE", `umbra-helper probe failed: ${helperReason(result.stderr)}`);

@@ -2,6 +2,7 @@ import { type ChildProcess, type StdioOptions, spawn } from "node:child_process"
 import { closeSync, openSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isAbsolute, join, relative } from "node:path";
+import { PRIVATE_FILE } from "../config/private.js";
 import { ShadowError } from "./errors.js";
 import { helperPath, helperReason } from "./helper.js";
 import type { BranchMode } from "./modes.js";
@@ -60,7 +61,7 @@ export class Holder {
     if (current?.pid !== undefined && current.exitCode === null && current.signalCode === null)
       return current.pid;
     const spec = this.spec;
-    const log = openSync(spec.holderLog, "w");
+    const log = openSync(spec.holderLog, "w", PRIVATE_FILE);
     let child: ChildProcess;
     try {
       child = spawn(

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { chmod, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { workspaceDir } from "../config/paths.js";
+import { PRIVATE_FILE, privateDir } from "../config/private.js";
 import { errnoCode, ShadowError } from "./errors.js";
 import { BRANCH_MODES, type BranchMode } from "./modes.js";
 
@@ -90,7 +91,7 @@ export function ownedRecord(fields: Omit<BranchRecord, "version" | "ownerPid" | 
 export async function writeRecord(dir: string, record: BranchRecord): Promise<void> {
   const file = branchPaths(dir).record;
   const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`);
+  await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: PRIVATE_FILE });
   await rename(temp, file);
 }
 
@@ -167,7 +168,7 @@ export async function createBranchDir(
   const id = newBranchId();
   const dir = join(branchesRoot(realRoot, env), id);
   const paths = branchPaths(dir);
-  await mkdir(dir, { recursive: true });
+  await privateDir(dir);
   if (mode === "overlay" || mode === "fuse-overlayfs") {
     await Promise.all([mkdir(paths.upper), mkdir(paths.work)]);
   } else {

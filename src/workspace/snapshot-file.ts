@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { open, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { privateDir } from "../config/private.js";
 import { CorruptStateError, errorCode } from "./errors.js";
 import type { FileEntry, SkippedEntry, SkipReason, Snapshot } from "./types.js";
 
@@ -121,7 +122,7 @@ async function syncDir(dir: string): Promise<void> {
 export async function saveSnapshot(file: string, snapshot: Snapshot): Promise<void> {
   const dir = dirname(file);
   const data = JSON.stringify(snapshot);
-  await mkdir(dir, { recursive: true });
+  await privateDir(dir);
   const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {

@@ -6,10 +6,11 @@
  * Vectors are stored as little-endian Float32 blobs with their length beside them. A damaged file is
  * moved aside and recreated: the cache only ever saves work, so losing it costs time, never correctness.
  */
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { embeddingCacheDir } from "../../config/paths.js";
+import { PRIVATE_FILE, privateDirSync, privateFileSync } from "../../config/private.js";
 import { isCorruptionError } from "../sqlite-errors.js";
 
 export const CACHE_FILE_NAME = "embeddings.sqlite";
@@ -105,7 +106,7 @@ export class EmbeddingCache {
 
   constructor(options: EmbeddingCacheOptions = {}) {
     const dir = options.dir ?? embeddingCacheDir(options.env ?? process.env);
-    mkdirSync(dir, { recursive: true });
+    privateDirSync(dir);
     this.path = join(dir, CACHE_FILE_NAME);
     this.#onWarning = options.onWarning ?? (() => {});
     this.#db = this.#openRecovering(options.busyTimeoutMs ?? 15_000, options.integrityCheck ?? "auto");
@@ -214,7 +215,7 @@ export class EmbeddingCache {
     if (!isCorruptionError(error)) throw error;
     this.#broken = true;
     try {
-      writeFileSync(this.#checkMarker(), `${new Date().toISOString()}\n`);
+      writeFileSync(this.#checkMarker(), `${new Date().toISOString()}\n`, { mode: PRIVATE_FILE });
     } catch {
       // The marker only speeds up detection next time.
     }
@@ -256,6 +257,7 @@ export class EmbeddingCache {
   }
 
   #open(busyTimeoutMs: number, quickCheck: boolean): Database.Database {
+    privateFileSync(this.path);
     const db = new Database(this.path, { timeout: busyTimeoutMs });
     try {
       db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);

@@ -1,6 +1,6 @@
-import { mkdirSync, renameSync } from "node:fs";
-import { dirname } from "node:path";
+import { renameSync } from "node:fs";
 import Database from "better-sqlite3";
+import { privateFileSync } from "../../config/private.js";
 import type { Chunk } from "../chunk/index.js";
 import { bm25Idf } from "./idf.js";
 import { PostingsTable } from "./postings.js";
@@ -142,7 +142,7 @@ export class LexicalStore {
 
   /** Opens (creating) the store; a damaged or foreign file is a CorruptIndexError. */
   static open(file: string): LexicalStore {
-    mkdirSync(dirname(file), { recursive: true });
+    privateFileSync(file);
     let db: Database.Database;
     try {
       db = new Database(file);

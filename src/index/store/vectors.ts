@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { createRequire, Module } from "node:module";
 import { dirname, join } from "node:path";
 import "./lance-env.js";
 import type * as lancedb from "@lancedb/lancedb";
 import type { FixedSizeList, Schema } from "apache-arrow";
+import { privateDir, privateTree } from "../../config/private.js";
 
 const TABLE = "chunks";
 /** Below this many rows an exact scan is fast enough and no ANN index is built. */
@@ -120,7 +121,7 @@ function quote(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
 
-/** Embedded LanceDB table of chunk vectors for one workspace. */
+/** Embedded LanceDB table of chunk vectors for one workspace; after each write its files are made private (LanceDB writes with the umask). */
 export class VectorStore {
   private constructor(
     private readonly connection: lancedb.Connection,
@@ -140,7 +141,7 @@ export class VectorStore {
    * recreated table is empty, which makes the indexer re-write every file.
    */
   static async open(dir: string, dimensions: number): Promise<VectorStore> {
-    await mkdir(dir, { recursive: true });
+    await privateDir(dir);
     const { connect } = await lance();
     let connection = await connect(dir);
     let damage: string | undefined;
@@ -148,6 +149,7 @@ export class VectorStore {
       const existing = await VectorStore.existing(connection, dir, dimensions);
       if (existing) {
         await existing.verify();
+        await privateTree(dir);
         return existing;
       }
     } catch (error) {
@@ -163,6 +165,7 @@ export class VectorStore {
       connection = await connect(dir);
     }
     const table = await connection.createEmptyTable(TABLE, schema(dimensions));
+    await privateTree(dir);
     return new VectorStore(connection, table, dimensions, dir, true, damage);
   }
 
@@ -217,6 +220,7 @@ export class VectorStore {
     if (usable.length > 0) {
       await this.table.add(usable.map((row) => ({ ...row, vector: Array.from(row.vector) })));
     }
+    await privateTree(this.dir);
   }
 
   /** Nearest chunks by cosine distance; a table whose files cannot be read is a CorruptVectorsError. */
@@ -263,11 +267,13 @@ export class VectorStore {
         }),
       });
     }
+    await privateTree(this.dir);
   }
 
   /** Removes all rows (used when the index is rebuilt from scratch); the table and its ANN index stay. */
   async clear(): Promise<void> {
     await this.table.delete("true");
+    await privateTree(this.dir);
   }
 
   close(): void {
