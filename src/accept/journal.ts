@@ -6,9 +6,10 @@
  * (and drops the objects no longer named), so the user's previous bytes are kept until then.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
+import { open, readdir, readFile, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { workspaceDir } from "../config/paths.js";
+import { PRIVATE_FILE, privateDir } from "../config/private.js";
 import { errorCode } from "../workspace/errors.js";
 import { sha256Hex } from "../workspace/hash.js";
 import { AcceptError } from "./errors.js";
@@ -55,7 +56,7 @@ export function newAcceptId(): string {
 /** Writes `data` as `dir/name` atomically: a temporary file, fsync, rename, fsync of the folder. */
 async function writeDurably(dir: string, name: string, data: Buffer | string, step: StepCounter) {
   const tmp = join(dir, `.${name}.${process.pid}.tmp`);
-  const handle = await open(tmp, "w", 0o600);
+  const handle = await open(tmp, "w", PRIVATE_FILE);
   try {
     await handle.writeFile(data);
     await handle.sync();
@@ -122,7 +123,7 @@ export async function beginJournal(
 ): Promise<Journal> {
   const dir = acceptDir(root, env);
   const objects = join(dir, "objects");
-  await mkdir(objects, { recursive: true, mode: 0o700 });
+  await privateDir(objects);
   const keep = new Set<string>();
   for (const data of previousBytes.values()) {
     const hash = sha256Hex(data);

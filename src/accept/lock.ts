@@ -2,8 +2,9 @@
  * One accept or undo of a folder at a time: `accept/lock` in the data directory holds the pid of the
  * process writing. A lock whose process is gone (killed mid-accept) is taken over.
  */
-import { mkdir, open, readFile, unlink } from "node:fs/promises";
+import { open, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { PRIVATE_FILE, privateDir } from "../config/private.js";
 import { errorCode } from "../workspace/errors.js";
 import { AcceptError } from "./errors.js";
 import { acceptDir } from "./journal.js";
@@ -19,7 +20,7 @@ function alive(pid: number): boolean {
 
 async function take(path: string): Promise<boolean> {
   try {
-    const handle = await open(path, "wx", 0o600);
+    const handle = await open(path, "wx", PRIVATE_FILE);
     await handle.writeFile(String(process.pid));
     await handle.close();
     return true;
@@ -36,7 +37,7 @@ export async function withAcceptLock<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const dir = acceptDir(root, env);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await privateDir(dir);
   const path = join(dir, "lock");
   if (!(await take(path))) {
     const pid = Number((await readFile(path, "utf8").catch(() => "")).trim());

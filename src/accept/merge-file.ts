@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { diffArrays } from "diff";
+import { PRIVATE_FILE } from "../config/private.js";
 import { AcceptError } from "./errors.js";
 
 /** How conflicts are settled: not at all (reported), the user's side, the agent's, or markers in the text. */
@@ -43,7 +44,7 @@ export async function mergeTexts(
   try {
     const names = ["yours", "base", "agent"].map((name) => join(scratch, name));
     await Promise.all(
-      [ours, base, theirs].map((data, i) => writeFile(names[i] as string, data, { mode: 0o600 })),
+      [ours, base, theirs].map((data, i) => writeFile(names[i] as string, data, { mode: PRIVATE_FILE })),
     );
     const side = style === "ours" ? ["--ours"] : style === "theirs" ? ["--theirs"] : [];
     return await new Promise<TextMerge>((done, fail) => {

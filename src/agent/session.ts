@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { appendFileSync, mkdirSync } from "node:fs";
+import { appendFileSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { workspaceDir } from "../config/paths.js";
+import { PRIVATE_FILE, privateDirSync } from "../config/private.js";
 import type { Usage } from "./usage.js";
 
 /** Where a workspace's transcripts live: `<data>/workspaces/<id>/sessions/`. */
@@ -63,13 +64,13 @@ export class SessionWriter {
     readonly id: string,
     dir: string,
   ) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    privateDirSync(dir);
     this.file = join(dir, `${id}.jsonl`);
   }
 
   write(record: SessionRecord): void {
     appendFileSync(this.file, `${JSON.stringify({ ...record, at: new Date().toISOString() })}\n`, {
-      mode: 0o600,
+      mode: PRIVATE_FILE,
     });
   }
 }

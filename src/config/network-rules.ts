@@ -4,10 +4,11 @@
  * side: never in the workspace's own `.umbra/config.json`, which the workspace (and an agent) controls.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { UmbraConfig } from "./config.js";
 import { workspaceDir } from "./paths.js";
+import { PRIVATE_FILE, privateDirSync } from "./private.js";
 
 export interface StoredRule {
   id: string;
@@ -37,9 +38,9 @@ export function savedNetworkRules(realRoot: string, env: NodeJS.ProcessEnv = pro
 
 function store(realRoot: string, rules: StoredRule[], env: NodeJS.ProcessEnv): void {
   const file = rulesFile(realRoot, env);
-  mkdirSync(workspaceDir(realRoot, env), { recursive: true, mode: 0o700 });
+  privateDirSync(workspaceDir(realRoot, env));
   const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(rules, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(temp, `${JSON.stringify(rules, null, 2)}\n`, { mode: PRIVATE_FILE });
   renameSync(temp, file);
 }
 

@@ -3,9 +3,10 @@
  * `.umbra/config.json` asks umbra to run in the user's folder after an accept. One confirmation per
  * repository and command, kept in the workspace's data folder (0600), never in the workspace itself.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { workspaceDir } from "./paths.js";
+import { PRIVATE_FILE, privateDirSync } from "./private.js";
 
 function confirmationFile(realRoot: string, env: NodeJS.ProcessEnv): string {
   return join(workspaceDir(realRoot, env), "confirmed-test-command");
@@ -31,6 +32,6 @@ export function confirmTestCommand(
   env: NodeJS.ProcessEnv = process.env,
 ): void {
   const file = confirmationFile(realRoot, env);
-  mkdirSync(workspaceDir(realRoot, env), { recursive: true, mode: 0o700 });
-  writeFileSync(file, command, { mode: 0o600 });
+  privateDirSync(workspaceDir(realRoot, env));
+  writeFileSync(file, command, { mode: PRIVATE_FILE });
 }

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { PRIVATE_FILE } from "../config/private.js";
 import type { CallOptions, ClientHooks, EngineApi, OperationName, ParamsOf, ResultOf } from "./api.js";
 import type { Engine } from "./engine.js";
 import { EngineError } from "./errors.js";
@@ -60,7 +61,7 @@ function startServe(place: EnginePlace, env: NodeJS.ProcessEnv): Promise<void> {
   const log = openSync(
     place.log,
     constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW,
-    0o600,
+    PRIVATE_FILE,
   );
   try {
     if (fstatSync(log).size > MAX_LOG_BYTES) ftruncateSync(log, 0);

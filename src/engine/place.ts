@@ -1,6 +1,7 @@
-import { chmodSync, lstatSync, mkdirSync, type Stats } from "node:fs";
+import { chmodSync, lstatSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { dataDir, privateDataDir } from "../config/paths.js";
+import { PRIVATE_DIR, privateDirSync } from "../config/private.js";
 import { EngineError } from "./errors.js";
 
 /** Where the user's engine lives: one folder in the data directory, 0700, with its socket (0600) in it. */
@@ -32,7 +33,7 @@ function checkPrivate(dir: string, stats: Stats, repair: boolean): void {
     throw new EngineError("REFUSED", `${dir} belongs to another user; umbra does not use it`);
   if ((stats.mode & 0o077) === 0) return;
   if (!repair) throw new EngineError("REFUSED", `${dir} is open to other users; umbra does not use it`);
-  chmodSync(dir, 0o700);
+  chmodSync(dir, PRIVATE_DIR);
 }
 
 /**
@@ -43,7 +44,7 @@ function checkPrivate(dir: string, stats: Stats, repair: boolean): void {
 export function privateEngineDir(place: EnginePlace, env: NodeJS.ProcessEnv, create: boolean): void {
   if (create) {
     privateDataDir(env);
-    mkdirSync(place.dir, { recursive: true, mode: 0o700 });
+    privateDirSync(place.dir);
   }
   checkPrivate(place.dir, lstatSync(place.dir), create);
 }

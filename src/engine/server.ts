@@ -1,5 +1,6 @@
-import { chmodSync, closeSync, lstatSync, openSync, readFileSync, unlinkSync } from "node:fs";
+import { chmodSync, lstatSync, readFileSync, unlinkSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
+import { PRIVATE_FILE } from "../config/private.js";
 import { acquireLock, LockBusyError } from "../index/lock.js";
 import { errorCode } from "../workspace/errors.js";
 import { serveConnection } from "./connection.js";
@@ -38,8 +39,6 @@ const CHECK_MS = 5_000;
  * released by the kernel when it exits, however it exits. BUSY (naming the pid) while another holds it.
  */
 export async function holdServeLock(place: EnginePlace): Promise<() => void> {
-  // made 0600 first: SQLite gives its journal the lock file's mode, and the owner file keeps its own
-  for (const file of [place.lock, `${place.lock}.owner`]) closeSync(openSync(file, "a", 0o600));
   try {
     return await acquireLock(place.lock);
   } catch (error) {
@@ -170,7 +169,7 @@ export async function listenEngine(engine: EngineCore, options: ListenOptions): 
   } finally {
     process.umask(umask);
   }
-  chmodSync(path, 0o600);
+  chmodSync(path, PRIVATE_FILE);
   bound = lstatSync(path).ino;
   // idle, or unreachable: a socket removed (its data folder deleted) can reach this engine no more
   timer = setInterval(

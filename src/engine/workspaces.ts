@@ -1,11 +1,11 @@
 import { realpathSync, statSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { accessRulesFor } from "../agent/tools/files.js";
 import type { ToolContext } from "../agent/tools/types.js";
 import { loadConfig, type UmbraConfig } from "../config/config.js";
 import { networkAllowlist } from "../config/network-rules.js";
 import { workspaceDir } from "../config/paths.js";
+import { privateDir } from "../config/private.js";
 import { NotIndexedError } from "../index/embedders.js";
 import { type IndexProgress, indexWorkspace } from "../index/indexer.js";
 import { type OpenedIndex, openIndex } from "../index/open.js";
@@ -344,7 +344,7 @@ export class Workspace {
 
   private async makeFolderFiles(): Promise<BranchFiles> {
     const empty = join(workspaceDir(this.root, this.env), "engine-empty");
-    await mkdir(empty, { recursive: true, mode: 0o700 });
+    await privateDir(empty);
     const { policy } = await this.sandbox(false);
     return userFolderFiles(this.root, accessRulesFor(policy, this.root), empty);
   }

@@ -3,9 +3,10 @@
  * its results.json and timings.json into `<data>/workspaces/<id>/evals/<run>/` of the workspace it ran
  * in (0600 files, 0700 folders), whatever --out said. The reports are made from these copies.
  */
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { workspaceDir } from "../config/paths.js";
+import { PRIVATE_FILE, privateDir } from "../config/private.js";
 import type { EvalResults, TaskTiming } from "./runner.js";
 
 export interface StoredEvalRun {
@@ -40,11 +41,11 @@ export async function saveEvalRun(
 ): Promise<string> {
   const id = runId(now);
   const dir = join(evalRunsDir(root, env), id);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await writeFile(join(dir, "results.json"), JSON.stringify(results), { mode: 0o600 });
-  await writeFile(join(dir, "timings.json"), JSON.stringify(timings), { mode: 0o600 });
+  await privateDir(dir);
+  await writeFile(join(dir, "results.json"), JSON.stringify(results), { mode: PRIVATE_FILE });
+  await writeFile(join(dir, "timings.json"), JSON.stringify(timings), { mode: PRIVATE_FILE });
   await writeFile(join(dir, "run.json"), JSON.stringify({ id, createdAt: now.toISOString() }), {
-    mode: 0o600,
+    mode: PRIVATE_FILE,
   });
   return id;
 }

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { chmod, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { privateDir } from "../config/private.js";
+import { PRIVATE_FILE, privateDir } from "../config/private.js";
 
 /**
  * Path masking: every component of a path, split on `/` and `.`, becomes a keyed HMAC, so stored
@@ -38,8 +38,8 @@ export async function loadOrCreateSecret(file: string): Promise<Buffer> {
   await privateDir(dirname(file));
   const key = randomBytes(32);
   const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, key, { mode: 0o600 });
-  await chmod(temp, 0o600);
+  await writeFile(temp, key, { mode: PRIVATE_FILE });
+  await chmod(temp, PRIVATE_FILE);
   await rename(temp, file);
   return key;
 }

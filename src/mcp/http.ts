@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
+import { chmod, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { dirname } from "node:path";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { PRIVATE_FILE, privateDir } from "../config/private.js";
 import { listenLoopback } from "../http/listen.js";
 import { newToken, refusal } from "./guard.js";
 import type { McpSession } from "./session.js";
@@ -48,9 +49,9 @@ function reply(
 }
 
 async function writeToken(path: string, token: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  await writeFile(path, `${token}\n`, { mode: 0o600 });
-  await chmod(path, 0o600);
+  await privateDir(dirname(path));
+  await writeFile(path, `${token}\n`, { mode: PRIVATE_FILE });
+  await chmod(path, PRIVATE_FILE);
 }
 
 export async function serveHttp(options: HttpOptions): Promise<HttpServer> {

@@ -19,10 +19,11 @@
  */
 import { execFile } from "node:child_process";
 import type { Dirent } from "node:fs";
-import { cp, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { cp, lstat, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { workspaceDir } from "../config/paths.js";
+import { PRIVATE_FILE, privateDir } from "../config/private.js";
 import { shownPath } from "../workspace/errors.js";
 import { readOptionalText, UMBRA_IGNORE_FILES } from "../workspace/ignore-rules.js";
 import { createLimiter } from "../workspace/limit.js";
@@ -251,8 +252,8 @@ const CLOCK_SLACK_MS = 2_000;
 async function filesystemNow(root: string, env: NodeJS.ProcessEnv): Promise<number> {
   const file = join(workspaceDir(root, env), "git-guard.stamp");
   try {
-    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-    await writeFile(file, `${process.pid} ${Date.now()}\n`, { mode: 0o600 });
+    await privateDir(dirname(file));
+    await writeFile(file, `${process.pid} ${Date.now()}\n`, { mode: PRIVATE_FILE });
     return (await lstat(file)).ctimeMs;
   } catch {
     return Date.now() - CLOCK_SLACK_MS;
@@ -470,14 +471,14 @@ async function quarantine(root: string, abs: string, stamp: string, env: NodeJS.
   const base = join(workspaceDir(root, env), "quarantine", stamp);
   const moved = join(base, relative(root, abs));
   const destination = basename(moved) === ".git" ? `${moved}.quarantined` : moved;
-  await mkdir(base, { recursive: true, mode: 0o700 });
-  await mkdir(dirname(destination), { recursive: true, mode: 0o700 });
+  await privateDir(base);
+  await privateDir(dirname(destination));
   try {
     await rename(abs, destination);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
     // a FIFO or device holds nothing to keep (and cannot be copied): it is only removed
-    if (await isSpecialFile(abs)) await writeFile(destination, "", { mode: 0o600 });
+    if (await isSpecialFile(abs)) await writeFile(destination, "", { mode: PRIVATE_FILE });
     else
       await cp(abs, destination, {
         recursive: true,

@@ -2,8 +2,9 @@
  * The kept result of findHiddenLinks (hidden-links.ts), one file per workspace beside the policy walk's
  * cache in the data directory. A file that is not exactly of this form is not used.
  */
-import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { lstatSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { PRIVATE_FILE, privateDirSync } from "../config/private.js";
 import type { HiddenMask } from "./types.js";
 
 export const KEPT_VERSION = 1;
@@ -62,9 +63,9 @@ export function readKept(file: string): Kept | undefined {
 /** Writes the kept result (0600 in a 0700 folder) through a rename. */
 export function writeKept(file: string, kept: Kept): void {
   try {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    privateDirSync(dirname(file));
     const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(kept), { mode: 0o600 });
+    writeFileSync(tmp, JSON.stringify(kept), { mode: PRIVATE_FILE });
     renameSync(tmp, file);
   } catch {
     // a result that cannot be kept only costs the next run its search

@@ -11,8 +11,9 @@
  * finds a change. A run in an unchanged workspace reads the first line only and looks at each folder
  * once, with no per-folder record to build.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { PRIVATE_FILE, privateDirSync } from "../config/private.js";
 import type { HiddenMask } from "./types.js";
 
 /** What the walk keeps of one folder. */
@@ -229,9 +230,9 @@ export function writeCache(
     ...(check ? { check: { ...check, root: encodeRecord(check.root) } } : {}),
   };
   try {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    privateDirSync(dirname(file));
     const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(header)}\n${JSON.stringify(stored)}`, { mode: 0o600 });
+    writeFileSync(tmp, `${JSON.stringify(header)}\n${JSON.stringify(stored)}`, { mode: PRIVATE_FILE });
     renameSync(tmp, file);
   } catch {
     // a cache that cannot be written only costs the next walk its time

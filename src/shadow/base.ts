@@ -18,8 +18,9 @@
  * they compare with the change times of the user's files.
  */
 import type { Stats } from "node:fs";
-import { chmod, lstat, mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { chmod, lstat, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { PRIVATE_FILE, privateDir } from "../config/private.js";
 import { FileAccessError } from "../workspace/errors.js";
 import { sha256Hex as sha256 } from "../workspace/hash.js";
 import { lstatIn } from "../workspace/rooted.js";
@@ -69,7 +70,7 @@ function basePaths(branchDir: string) {
 
 /** "Now" on the filesystems' clock: the change time of a stamp file written in `dir`. */
 async function filesystemNow(stamp: string): Promise<number> {
-  await writeFile(stamp, `${process.pid} ${Date.now()}\n`, { mode: 0o600 });
+  await writeFile(stamp, `${process.pid} ${Date.now()}\n`, { mode: PRIVATE_FILE });
   return (await lstat(stamp)).ctimeMs;
 }
 
@@ -177,7 +178,7 @@ export class BaseRecord {
   /** A new record: the fork is the first sync point. */
   static async create(branchDir: string, root: string): Promise<BaseRecord> {
     const paths = basePaths(branchDir);
-    await mkdir(paths.objects, { recursive: true, mode: 0o700 });
+    await privateDir(paths.objects);
     const record = new BaseRecord(branchDir, root, {
       version: 1,
       syncedAt: await filesystemNow(paths.stamp),
@@ -200,7 +201,7 @@ export class BaseRecord {
       if (errnoCode(error) !== "ENOENT") throw error;
     }
     if (text === undefined) {
-      await mkdir(paths.objects, { recursive: true, mode: 0o700 });
+      await privateDir(paths.objects);
       return new BaseRecord(branchDir, root, { version: 1, syncedAt: Date.parse(createdAt), entries: {} });
     }
     return new BaseRecord(branchDir, root, parseIndex(text, paths.index));
@@ -418,8 +419,8 @@ export class BaseRecord {
     )
       return;
     const temp = `${file}.${process.pid}.tmp`;
-    await writeFile(temp, bytes, { mode: 0o600 });
-    await chmod(temp, 0o600);
+    await writeFile(temp, bytes, { mode: PRIVATE_FILE });
+    await chmod(temp, PRIVATE_FILE);
     await rename(temp, file);
   }
 
@@ -430,7 +431,7 @@ export class BaseRecord {
       entries: Object.fromEntries(this.entries),
       ...(this.refreshed.size ? { refreshed: Object.fromEntries(this.refreshed) } : {}),
     };
-    await writeFile(temp, `${JSON.stringify(index)}\n`, { mode: 0o600 });
+    await writeFile(temp, `${JSON.stringify(index)}\n`, { mode: PRIVATE_FILE });
     await rename(temp, this.paths.index);
   }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { open, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { privateDir } from "../config/private.js";
+import { PRIVATE_FILE, privateDir } from "../config/private.js";
 import { CorruptStateError, errorCode } from "./errors.js";
 import type { FileEntry, SkippedEntry, SkipReason, Snapshot } from "./types.js";
 
@@ -126,7 +126,7 @@ export async function saveSnapshot(file: string, snapshot: Snapshot): Promise<vo
   const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
-    handle = await open(temp, "wx", 0o600);
+    handle = await open(temp, "wx", PRIVATE_FILE);
     await handle.writeFile(data, "utf8");
     await handle.sync();
     await handle.close();

@@ -19,6 +19,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { PRIVATE_FILE } from "../../config/private.js";
 import { codeTokens, termFrequencies } from "../tokenize.js";
 import {
   type CodeModel,
@@ -89,7 +90,7 @@ function readStamp(file: string): (FileIdentity & { hash: string }) | undefined 
 function writeStamp(file: string, identity: FileIdentity, hash: string): void {
   const temp = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(temp, `${JSON.stringify({ ...identity, hash })}\n`, { mode: 0o600 });
+    writeFileSync(temp, `${JSON.stringify({ ...identity, hash })}\n`, { mode: PRIVATE_FILE });
     renameSync(temp, file);
   } catch {
     // a read-only or full data directory: searching still works
