@@ -7,6 +7,7 @@
 
 import { symbolName } from "../store/lexical.js";
 import { splitIdentifier } from "../tokenize.js";
+import { codeNames } from "./thesaurus.js";
 
 /** Words shorter than this match only when equal (`len` is not `length`, `id` is not `idle`). */
 const MIN_PREFIX = 4;
@@ -39,17 +40,24 @@ export function nameWords(symbol: string): string[] {
 
 /**
  * The share of the query's weight that the symbol's own name carries: the weights of the query terms
- * found among the name's words (in any form, see sameWord) over the weights of all terms; 0 for a chunk
- * without a symbol. `weights` are the query's terms with how much each tells (e.g. weight × idf).
+ * found among the name's words (in any form, see sameWord, or as a name code writes for the term, see
+ * thesaurus.ts: "remove" is found in `stripFlags`) over the weights of all terms; 0 for a chunk without a
+ * symbol. `weights` are the query's terms with how much each tells (e.g. weight × idf); `names` each
+ * term's code names (default: codeNames).
  */
-export function nameMatch(weights: ReadonlyMap<string, number>, symbol: string): number {
+export function nameMatch(
+  weights: ReadonlyMap<string, number>,
+  symbol: string,
+  names: (term: string) => readonly string[] = codeNames,
+): number {
   const words = nameWords(symbol);
   if (words.length === 0) return 0;
   let total = 0;
   let matched = 0;
   for (const [term, weight] of weights) {
     total += weight;
-    if (words.some((word) => sameWord(term, word))) matched += weight;
+    const found = (alias: string) => words.some((word) => sameWord(alias, word));
+    if (found(term) || names(term).some(found)) matched += weight;
   }
   return total > 0 ? matched / total : 0;
 }
@@ -65,11 +73,13 @@ export function nameFit(
 ): (symbol: string) => number {
   const weights = new Map<string, number>();
   for (const [term, weight] of terms) weights.set(term, weight * (idf.get(term) ?? 0));
+  const names = new Map([...weights.keys()].map((term) => [term, codeNames(term)]));
+  const namesOf = (term: string) => names.get(term) ?? [];
   const known = new Map<string, number>();
   return (symbol) => {
     let fit = known.get(symbol);
     if (fit === undefined) {
-      fit = nameMatch(weights, symbol);
+      fit = nameMatch(weights, symbol, namesOf);
       known.set(symbol, fit);
     }
     return fit;

@@ -17,6 +17,7 @@ import { chunkNameFit, framingChunks, nameFit } from "./names.js";
 import { PathIndex } from "./paths.js";
 import { isStopWord, type ParsedQuery, parseQuery } from "./query.js";
 import { type FileRole, fileRole, priorFor } from "./roles.js";
+import { codeNames } from "./thesaurus.js";
 
 export interface SearchOptions {
   limit?: number;
@@ -533,8 +534,9 @@ function byName(
  * acronym or compound of a phrase ("json web token" → `jwt`, "request handler" → `requesthandler`), and for a
  * word no chunk holds, its other forms (`suggested` → `suggest`, `suggestions`) in its place; one lookup.
  * A member written as code writes it (`c.json`) becomes an identifier unless `files` (indexed files by
- * base name) has a file of that name. `forms`: each term's other forms that the index holds and the query
- * does not name, for the forms leg.
+ * base name) has a file of that name. `forms`: each term's other forms and the names code writes for it
+ * (thesaurus.ts: `dictionary` → `dict`, `remove` → `strip`) that the index holds and the query does not
+ * name, for the forms leg.
  */
 function withForms(
   context: SearchContext,
@@ -543,10 +545,13 @@ function withForms(
 ): { query: ParsedQuery; forms: Map<string, string[]> } {
   const phrases = phraseForms(query.cleaned, isStopWord).filter((form) => !query.terms.has(form));
   const forms = [...query.terms.keys()].map((term) => ({ term, forms: wordForms(term) }));
+  // the names code writes for a word (`dictionary`: `dict`; `remove`: `strip`), counted as its forms
+  const names = new Map([...query.terms.keys()].map((term) => [term, codeNames(term)]));
   const held = context.lexical.termsHeld([
     ...phrases,
     ...query.terms.keys(),
     ...forms.flatMap((word) => word.forms),
+    ...[...names.values()].flat(),
   ]);
   const terms = new Map(query.terms);
   for (const form of phrases) if (held.has(form)) terms.set(form, PHRASE_WEIGHT);
@@ -569,7 +574,9 @@ function withForms(
   const formsOf = new Map(forms.map((word) => [word.term, word.forms]));
   const termForms = new Map<string, string[]>();
   for (const term of terms.keys()) {
-    const kept = (formsOf.get(term) ?? wordForms(term)).filter((form) => held.has(form) && !terms.has(form));
+    const kept = [...(formsOf.get(term) ?? wordForms(term)), ...(names.get(term) ?? [])].filter(
+      (form) => held.has(form) && !terms.has(form),
+    );
     if (kept.length > 0) termForms.set(term, kept);
   }
   return { query: { ...query, terms, identifiers }, forms: termForms };

@@ -56,6 +56,17 @@ describe("nameMatch", () => {
     expect(nameMatch(weights, "")).toBe(0);
   });
 
+  it("finds a term in a name that writes another word for it", () => {
+    const asked = new Map([
+      ["remove", 1],
+      ["flags", 1],
+    ]);
+    // "remove" is read as `strip`, the word code writes for it (thesaurus.ts)
+    expect(nameMatch(asked, "stripFlags")).toBeCloseTo(1);
+    expect(nameMatch(asked, "stripFlags", () => [])).toBeCloseTo(0.5);
+    expect(nameMatch(asked, "parseFlags")).toBeCloseTo(0.5);
+  });
+
   it("weighs each term by how rare it is (nameFit)", () => {
     const score = nameFit(
       new Map([

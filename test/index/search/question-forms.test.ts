@@ -43,6 +43,18 @@ const formsIndex = indexedFiles({
   ),
 });
 
+/** The code writes `dict` for what the question calls a dictionary; the question's own word is said elsewhere. */
+const namesIndex = indexedFiles({
+  "src/structures.ts": routine("caseless", "a dict of lower keys whatever the case of keys"),
+  "src/docs.ts": routine("glossary", "a dictionary of terms and the case of words"),
+  ...Object.fromEntries(
+    ["parse", "render", "run", "alias", "complete", "version"].map((name) => [
+      `src/util/${name}.ts`,
+      routine(name, `${name} the keys: header keys and their values`),
+    ]),
+  ),
+});
+
 /** A class whose methods are chunks of their own, one of them `json`. */
 const CONTEXT = `export class Context {\n${["header", "status", "json", "text", "html"]
   .map((name) => {
@@ -64,6 +76,19 @@ const member = indexedFiles({
   ),
 });
 
+/**
+ * The first hit's file with one chunk-level leg alone: the question's words as written (`lexical`), or
+ * with their other forms (`forms`).
+ */
+async function firstOf(
+  of: typeof index,
+  question: string,
+  leg: "lexical" | "forms",
+): Promise<string | undefined> {
+  const weights = { lexical: 0, forms: 0, file: 0, path: 0, vector: 0, exact: 0, [leg]: 1 };
+  return (await search(of(), question, { limit: 5, weights }))[0]?.path;
+}
+
 /** Where `Context > json` comes among a question's first ten hits (-1: not among them). */
 async function rank(question: string): Promise<number> {
   return (await search(member(), question, { limit: 10 })).findIndex(
@@ -83,17 +108,16 @@ describe("a question's words in the code's forms", () => {
   });
 
   it("counts a word's other forms as the word when the code writes them, though the word is said elsewhere", async () => {
-    // one chunk-level leg at a time: the question's words as written (lexical), and with their forms
-    const first = async (lexical: number, forms: number) =>
-      (
-        await search(formsIndex(), "how are similar command names suggested?", {
-          limit: 5,
-          weights: { lexical, forms, file: 0, path: 0, vector: 0, exact: 0 },
-        })
-      )[0]?.path;
+    const question = "how are similar command names suggested?";
     // the words as the question writes them are in the help's chunk; their forms in the one that suggests
-    expect(await first(1, 0)).toBe("src/cli/help.ts");
-    expect(await first(0, 1)).toBe("src/cli/nearby.ts");
+    expect(await firstOf(formsIndex, question, "lexical")).toBe("src/cli/help.ts");
+    expect(await firstOf(formsIndex, question, "forms")).toBe("src/cli/nearby.ts");
+  });
+
+  it("counts the name code writes for a word as the word: a dictionary is a dict", async () => {
+    const question = "which dictionary ignores the case of its keys?";
+    expect(await firstOf(namesIndex, question, "lexical")).toBe("src/docs.ts");
+    expect(await firstOf(namesIndex, question, "forms")).toBe("src/structures.ts");
   });
 
   it("reads obj.member in a question as the member the code defines", async () => {
