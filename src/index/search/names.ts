@@ -116,13 +116,7 @@ export function framingChunks(
   readonly declares: readonly string[];
 }) => boolean {
   const containers = new Set<string>();
-  for (const row of rows) {
-    for (const path of [row.symbol, ...row.defines]) {
-      for (let at = path.lastIndexOf(" > "); at > 0; at = path.lastIndexOf(" > ", at - 1)) {
-        containers.add(path.slice(0, at));
-      }
-    }
-  }
+  for (const row of rows) for (const path of [row.symbol, ...row.defines]) addContainers(path, containers);
   return (chunk) => {
     if (chunk.defines.some((path) => path !== chunk.symbol)) return false;
     if (chunk.symbol === "") return true;
@@ -130,4 +124,33 @@ export function framingChunks(
       containers.has(chunk.symbol) || (chunk.defines.length === 0 && chunk.declares.includes(chunk.symbol))
     );
   };
+}
+
+/**
+ * The shapes a file declares that none of its code belongs to (pure): the symbol paths its chunks declare
+ * (an interface, a type alias, a struct, an enum) less those that hold a definition of code (a Go struct
+ * with methods: `Command` for `Command > Find`). `chunks` are all of one file's chunks. Such a shape says
+ * what code takes, and its doc comments describe behaviour that is implemented elsewhere.
+ */
+export function bareShapes(
+  chunks: Iterable<{
+    readonly symbol: string;
+    readonly defines: readonly string[];
+    readonly declares: readonly string[];
+  }>,
+): Set<string> {
+  const declared = new Set<string>();
+  const containers = new Set<string>();
+  for (const chunk of chunks) {
+    for (const path of chunk.declares) declared.add(path);
+    for (const path of [chunk.symbol, ...chunk.defines]) addContainers(path, containers);
+  }
+  for (const container of containers) declared.delete(container);
+  return declared;
+}
+
+/** The symbol paths that hold `path` (`A > b > c`: `A`, `A > b`), added to `into`. */
+function addContainers(path: string, into: Set<string>): void {
+  for (let at = path.lastIndexOf(" > "); at > 0; at = path.lastIndexOf(" > ", at - 1))
+    into.add(path.slice(0, at));
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { framingChunks, nameFit, nameMatch, nameWords, sameWord } from "../../../src/index/search/names.js";
+import {
+  bareShapes,
+  framingChunks,
+  nameFit,
+  nameMatch,
+  nameWords,
+  sameWord,
+} from "../../../src/index/search/names.js";
 
 describe("sameWord", () => {
   it.each([
@@ -111,5 +118,28 @@ describe("framingChunks", () => {
     expect(framing(chunk("Command", ["Command", "Command > Name"]))).toBe(false);
     // a function whose name nothing else is a member of is code, whatever its pieces
     expect(framing(chunk("helper", ["helper"]))).toBe(false);
+  });
+});
+
+describe("bareShapes", () => {
+  const chunk = (symbol: string, defines: string[] = [], declares: string[] = []) => ({
+    symbol,
+    defines,
+    declares,
+  });
+
+  it("is what a file declares that none of its code belongs to", () => {
+    const shapes = bareShapes([
+      chunk("Options", [], ["Options", "Hooks"]),
+      chunk("Options"), // a later piece of the interface
+      chunk("Command", [], ["Command"]), // a Go struct with a method below
+      chunk("", ["Command > Find", "helper"]),
+      chunk("Config", ["Config"]), // a class: code, not a shape
+    ]);
+    expect([...shapes].sort()).toEqual(["Hooks", "Options"]);
+  });
+
+  it("is empty for a file that declares nothing", () => {
+    expect(bareShapes([chunk("run", ["run"]), chunk("")]).size).toBe(0);
   });
 });
