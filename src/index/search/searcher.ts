@@ -88,11 +88,14 @@ const MAX_JUMP = 10;
 const DEFINITIONS_READ = 100;
 /**
  * For a question: how much a chunk whose name says what the query says (see names.ts; 0–1) gains
- * when a file's chunk is chosen to stand for it in the file and path legs, and when a file's chunks are
- * ordered; the share of its file's best score each chunk gains; how many of the first 5 hits one file may
- * hold. Measured on bench/questions (a development set): bench/questions/inprocess.mjs, BENCHMARKS.md.
+ * when a file's chunk is chosen to stand for it in the file and path legs, when a file's chunks are
+ * ordered, and in the order of files (a definition named for what is asked is evidence for its file too,
+ * though less than for which of its chunks comes first: bench/questions file@1 0.765 → 0.791 at 0.5, and
+ * 0.783–0.791 from 0.3 to 1; at 1.5 0.722); the share of its file's best score each chunk gains; how many
+ * of the first 5 hits one file may hold. Measured on bench/questions (a development set):
+ * bench/questions/inprocess.mjs, BENCHMARKS.md.
  */
-const QUESTION_NAME_GAIN = { representative: 4, withinFile: 3 };
+const QUESTION_NAME_GAIN = { representative: 4, withinFile: 3, fileOrder: 0.5 };
 const QUESTION_FILE_LIFT = 1;
 const QUESTION_PER_FILE_IN_TOP = 3;
 /**
@@ -715,9 +718,13 @@ export async function search(
     );
   const shapeWeight = (row: ChunkRow) =>
     shapes && maybeShape(row) && shapes.get(row.path)?.has(row.symbol) ? QUESTION_SHAPE_WEIGHT : 1;
-  const prioritised = prior || shapes ? withPrior(candidates, shapeWeight) : candidates;
-  // A question: files rank as the legs rank them, and within a file its best-named definitions come
-  // first; a strong file's other chunks come before weaker files' only matches (see focus.ts).
+  // a question: a chunk named for what it asks counts more in the order of files as well
+  const fileOrderWeight = nameScore
+    ? (row: ChunkRow) => shapeWeight(row) * (1 + QUESTION_NAME_GAIN.fileOrder * chunkNameFit(nameScore, row))
+    : shapeWeight;
+  const prioritised = prior || shapes ? withPrior(candidates, fileOrderWeight) : candidates;
+  // A question: files rank as the legs and the names above rank them, and within a file its best-named
+  // definitions come first; a strong file's other chunks come before weaker files' only matches (focus.ts).
   const pathOf = (id: number) => rows.get(id)?.path;
   const nameWeight = nameScore && byName(nameScore, QUESTION_NAME_GAIN.withinFile, rows.values());
   const fused =
