@@ -696,7 +696,7 @@ export async function search(
   const descriptive = query.terms.size >= DESCRIPTIVE_QUERY_TERMS;
   const prose = intent.kind === "question" || intent.kind === "report" || intent.kind === "trace";
   const prior = options.prior === false ? undefined : priorFor(intent, descriptive, options.prior);
-  const withPrior = (ranked: readonly { id: number; score: number }[], weigh = (_row: ChunkRow) => 1) =>
+  const withPrior = (ranked: readonly { id: number; score: number }[], weigh: (row: ChunkRow) => number) =>
     ranked
       .map(({ id, score }) => {
         const row = rows.get(id);
@@ -722,7 +722,7 @@ export async function search(
   const fileOrderWeight = nameScore
     ? (row: ChunkRow) => shapeWeight(row) * (1 + QUESTION_NAME_GAIN.fileOrder * chunkNameFit(nameScore, row))
     : shapeWeight;
-  const prioritised = prior || shapes ? withPrior(candidates, fileOrderWeight) : candidates;
+  const prioritised = prior || nameScore ? withPrior(candidates, fileOrderWeight) : candidates;
   // A question: files rank as the legs and the names above rank them, and within a file its best-named
   // definitions come first; a strong file's other chunks come before weaker files' only matches (focus.ts).
   const pathOf = (id: number) => rows.get(id)?.path;
