@@ -44,6 +44,13 @@ const REPOS = {
     unnumbered: /^src\/twisted\/(?:[^/]+\/)*newsfragments\/[^/]*\.bugfix(?:\.\d+)?(?:\.rst)?$/,
     source: (p) => p.startsWith("src/twisted/") && p.endsWith(".py"),
   },
+  // Opt-in: pylint's fixes are three fragment types, and its package is not under src/.
+  "pylint-dev/pylint": {
+    fragment: /^doc\/whatsnew\/fragments\/(\d+)\.(?:bugfix|false_positive|false_negative)$/,
+    unnumbered: /^doc\/whatsnew\/fragments\/[^/]*\.(?:bugfix|false_positive|false_negative)$/,
+    source: (p) => p.startsWith("pylint/") && p.endsWith(".py"),
+    note: "bugfix, false_positive and false_negative fragments",
+  },
   // Opt-in only: attrs has no bugfix type, its `change` fragments mix fixes and features.
   "python-attrs/attrs": {
     fragment: /^changelog\.d\/(\d+)\.change\.(?:md|rst)$/,

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { Bm25Corpus, tokenize } from "./bm25.mjs";
 import { aggregate, foldToFiles, goldRanks, percentile, scoreTask } from "./metrics.mjs";
+import { openingPost } from "./reports.mjs";
 
 assert.deepEqual(tokenize("Foo.barBaz(x_y, 42) -> Ünïcode"), ["foo", "barbaz", "x_y", "42", "ünïcode"]);
 
@@ -36,4 +37,21 @@ assert.equal(agg.acc1, 0.5);
 assert.equal(agg.mrr, 0.5);
 assert.equal(percentile([5, 1, 3, 2, 4], 50), 3);
 assert.equal(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 95), 10);
+const thread = [
+  "o/r · issue #7 · closed · Python",
+  "labels: type: bug",
+  "# It breaks",
+  "",
+  "ann · description · 2024-01-02",
+  "Step one.",
+  "",
+  "bob · comment: no, see below · 2024-01-01",
+  "Still the post.",
+  "",
+  "bob · comment · 2024-01-03",
+  "A reply.",
+].join("\n");
+assert.equal(openingPost(thread), "Step one.\n\nbob · comment: no, see below · 2024-01-01\nStill the post.");
+assert.equal(openingPost("o/r · issue #7 · open · Go\n# T\n\n[turn 2 by ann, continued]\nlater text"), null);
+assert.equal(openingPost("o/r · issue #7 · open · Go\n# T\n\nbob · comment · 2024-01-03\nA reply."), null);
 process.stdout.write("retrieval selftest: ok\n");
