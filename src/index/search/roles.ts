@@ -43,13 +43,16 @@ const DOC_EXTENSIONS = new Set(["md", "mdx", "rst", "txt", "adoc", "markdown"]);
 /** Tests and what serves them: test folders and files, benchmarks, performance measurements. */
 const TEST_PATH =
   /(^|\/)(tests?|testing|__tests__|spec|specs|e2e|benchmarks?|perf|perf[-_]measures)\/|(^|\/)(test_[^/]*|[^/]*_test\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$/;
+/** The project's own tooling at its root: release, maintenance and CI scripts, nox sessions. */
+const TOOLING_PATH = /^(scripts?|tools|build_tools|maint_tools|dev_?tools)\/|^noxfile\.py$/;
 const DOC_PATH = /(^|\/)(docs?|documentation|examples?)\//;
 const CHANGELOG =
   /(^|\/)(CHANGES|CHANGELOG|HISTORY|NEWS|RELEASE[_-]?NOTES|AUTHORS|CONTRIBUTORS|LICENSE|COPYING)[^/]*$/i;
 /** Configuration: dot-folders (`.github`, `.devcontainer`, `.vscode`, …) and CI folders. */
 const CONFIG_PATH = /(^|\/)(\.[^/]+|ci)\//;
+/** Copies of other projects (`vendor/`, pip's `_vendor/`, `third_party/`, …) and built assets. */
 const VENDORED_PATH =
-  /(^|\/)(static|vendor|vendored|third_party|thirdparty|external|extern|assets)\/|[.-]min\.js$/;
+  /(^|\/)(static|_?vendor|_?vendored|third_party|thirdparty|external|extern|assets)\/|[.-]min\.js$/;
 
 export function fileRole(path: string): FileRole {
   const name = path.slice(path.lastIndexOf("/") + 1);
@@ -57,7 +60,7 @@ export function fileRole(path: string): FileRole {
   if (CHANGELOG.test(path)) return "docs";
   if (CONFIG_PATH.test(path) || VENDORED_PATH.test(path)) return "config";
   if (SOURCE_EXTENSIONS.has(extension)) {
-    if (TEST_PATH.test(path)) return "test";
+    if (TEST_PATH.test(path) || TOOLING_PATH.test(path)) return "test";
     if (DOC_PATH.test(path)) return "docs";
     return "source";
   }

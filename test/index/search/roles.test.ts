@@ -14,6 +14,15 @@ describe("fileRole", () => {
     [".github/workflows/ci.yml", "config"],
     ["src/.hidden/tool.ts", "config"],
     ["package.json", "config"],
+    ["vendor/github.com/pkg/errors/errors.go", "config"],
+    ["src/pip/_vendor/rich/console.py", "config"],
+    ["setuptools/_vendored/packaging/markers.py", "config"],
+    ["src/pip/_internal/vendoring.py", "source"],
+    ["script/bump_changelog.py", "test"],
+    ["tools/protected_pip.py", "test"],
+    ["noxfile.py", "test"],
+    ["build_tools/github/check_wheels.py", "test"],
+    ["pylint/scripts/run.py", "source"],
   ])("%s is %s", (path, role) => {
     expect(fileRole(path)).toBe(role);
   });
