@@ -33,10 +33,14 @@ function usage(msg) {
 /** @param {string} file @returns {Promise<Record<string, unknown>[]>} */
 async function readJsonl(file) {
   const text = await readFile(file, "utf8");
-  return text
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => JSON.parse(l));
+  return text.split("\n").flatMap((line, i) => {
+    if (line.trim() === "") return [];
+    try {
+      return [JSON.parse(line)];
+    } catch {
+      throw new Error(`${file}:${i + 1}: not a JSON object`);
+    }
+  });
 }
 
 const POST_HEAD = /^\S+ · (description|comment|review|review thread) · \d{4}-\d\d-\d\d$/;
