@@ -57,7 +57,7 @@ export function openingPost(excerpt) {
   if (start < 0 || !lines[start].includes(" · description · ")) return null;
   const body = [];
   for (let i = start + 1; i < lines.length; i++) {
-    if (POST_HEAD.test(lines[i]) && (i === 0 || lines[i - 1].trim() === "")) break;
+    if (POST_HEAD.test(lines[i]) && lines[i - 1].trim() === "") break;
     body.push(lines[i]);
   }
   const text = body.join("\n").trim();
@@ -83,7 +83,20 @@ async function main() {
 
   /** @type {Map<string, Record<string, unknown>>} */
   const tasks = new Map();
-  for (const f of values.tasks) for (const t of await readJsonl(f)) tasks.set(String(t.instance_id), t);
+  for (const f of values.tasks) {
+    for (const t of await readJsonl(f)) {
+      const files = t.files;
+      if (
+        typeof t.instance_id !== "string" ||
+        !Array.isArray(files) ||
+        !files.every((p) => typeof p === "string")
+      )
+        throw new Error(
+          `${f}: ${String(t.instance_id ?? "a row")} is not a fix-note task (instance_id, files)`,
+        );
+      tasks.set(t.instance_id, t);
+    }
+  }
   const counts = { threads: 0, notIssue: 0, noTask: 0, noPost: 0, duplicateIssue: 0, kept: 0, namesPath: 0 };
   /** @type {Set<string>} */
   const seenIssues = new Set();
