@@ -74,6 +74,34 @@ export function positiveInt(s, name, fail) {
 }
 
 /**
+ * The rows of an input file (tasks, issue threads), one JSON object a line, blank lines skipped. A line
+ * that is not one, or that `isRow` refuses, stops the run with `file:line: not <what>`.
+ * @param {string} file
+ * @param {(row: Record<string, unknown>) => boolean} [isRow]
+ * @param {string} [what] what a row is, for the message
+ * @returns {Promise<Record<string, unknown>[]>}
+ */
+export async function readRows(file, isRow = () => true, what = "a JSON object") {
+  /** @type {Record<string, unknown>[]} */
+  const rows = [];
+  (await readFile(file, "utf8")).split("\n").forEach((line, i) => {
+    if (!line.trim()) return;
+    /** @type {unknown} */
+    let row;
+    try {
+      row = JSON.parse(line);
+    } catch {
+      row = undefined;
+    }
+    const object = typeof row === "object" && row !== null && !Array.isArray(row);
+    if (!object || !isRow(/** @type {Record<string, unknown>} */ (row)))
+      throw new Error(`${file}:${i + 1}: not ${what}`);
+    rows.push(/** @type {Record<string, unknown>} */ (row));
+  });
+  return rows;
+}
+
+/**
  * The records of a results file, one JSON value a line; a line cut short by an interrupted run is
  * skipped (its work simply runs again). No file: no records.
  * @param {string} file

@@ -13,10 +13,11 @@
  * the tasks' commits in place; bench/semantic/README.md compares two embedders this way).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ablationArgs, loadEngine, ROOT } from "../lib/ablation.mjs";
 import { checkout } from "../lib/checkout.mjs";
+import { readRows } from "../lib/umbra-cli.mjs";
 
 const { indexWorkspace, openIndex, search, loadConfig } = await loadEngine();
 const { repoFilter, variants, show } = ablationArgs(
@@ -27,11 +28,9 @@ const env = {
   UMBRA_HOME: process.env.UMBRA_HOME ?? join(ROOT, "bench", ".work", "umbra-home"),
 };
 const config = loadConfig({ env: {} });
-const tasks = readFileSync(join(ROOT, "..", "shared", "eval", "swebench-dev.jsonl"), "utf8")
-  .split("\n")
-  .filter(Boolean)
-  .map((line) => JSON.parse(line))
-  .filter((task) => task.repo.includes(repoFilter));
+const tasks = (await readRows(join(ROOT, "..", "shared", "eval", "swebench-dev.jsonl"))).filter((task) =>
+  String(task.repo).includes(repoFilter),
+);
 const repos = process.env.ABLATION_REPOS ?? join(ROOT, "bench", ".work", "repos");
 const clone = (/** @type {string} */ repo) => join(repos, repo.replace("/", "+"));
 const commitTime = (/** @type {{repo: string, base_commit: string}} */ t) =>

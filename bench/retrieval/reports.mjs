@@ -9,10 +9,11 @@
  * gathered by hand with the library's issues corpus; this script only joins and parses them, offline.
  * See bench/retrieval/README.md, "Held-out bug reports".
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { readRows } from "../lib/umbra-cli.mjs";
 
 const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -30,18 +31,9 @@ function usage(msg) {
   process.exit(2);
 }
 
-/** @param {string} file @returns {Promise<Record<string, unknown>[]>} */
-async function readJsonl(file) {
-  const text = await readFile(file, "utf8");
-  return text.split("\n").flatMap((line, i) => {
-    if (line.trim() === "") return [];
-    try {
-      return [JSON.parse(line)];
-    } catch {
-      throw new Error(`${file}:${i + 1}: not a JSON object`);
-    }
-  });
-}
+/** @param {Record<string, unknown>} t */
+const isFixNoteTask = (t) =>
+  typeof t.instance_id === "string" && Array.isArray(t.files) && t.files.every((p) => typeof p === "string");
 
 const POST_HEAD = /^\S+ · (description|comment|review|review thread) · \d{4}-\d\d-\d\d$/;
 
@@ -84,25 +76,15 @@ async function main() {
   /** @type {Map<string, Record<string, unknown>>} */
   const tasks = new Map();
   for (const f of values.tasks) {
-    for (const t of await readJsonl(f)) {
-      const files = t.files;
-      if (
-        typeof t.instance_id !== "string" ||
-        !Array.isArray(files) ||
-        !files.every((p) => typeof p === "string")
-      )
-        throw new Error(
-          `${f}: ${String(t.instance_id ?? "a row")} is not a fix-note task (instance_id, files)`,
-        );
-      tasks.set(t.instance_id, t);
-    }
+    for (const t of await readRows(f, isFixNoteTask, "a fix-note task (instance_id, files)"))
+      tasks.set(String(t.instance_id), t);
   }
   const counts = { threads: 0, notIssue: 0, noTask: 0, noPost: 0, duplicateIssue: 0, kept: 0, namesPath: 0 };
   /** @type {Set<string>} */
   const seenIssues = new Set();
   const kept = [];
   for (const f of values.found) {
-    for (const row of await readJsonl(f)) {
+    for (const row of await readRows(f)) {
       counts.threads++;
       if (row.status !== "issue" || typeof row.excerpt !== "string") {
         counts.notIssue++;

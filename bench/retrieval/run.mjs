@@ -7,13 +7,13 @@ import { createWriteStream } from "node:fs";
  * the files the real fix changed — next to a whole-file BM25 baseline computed on the same
  * checkout. See bench/retrieval/README.md.
  */
-import { appendFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { checkout, ensureClone, mirrorOf, trackedFiles } from "../lib/checkout.mjs";
 import { fmtMs, runChecked, runShell } from "../lib/proc.mjs";
-import { parseSearchJson, positiveInt, preflightUmbra, readJsonl } from "../lib/umbra-cli.mjs";
+import { parseSearchJson, positiveInt, preflightUmbra, readJsonl, readRows } from "../lib/umbra-cli.mjs";
 import { Bm25Corpus } from "./bm25.mjs";
 import { aggregate, foldToFiles, goldRanks, markdownTable, percentile } from "./metrics.mjs";
 
@@ -159,17 +159,7 @@ function log(msg) {
  * @returns {Promise<Task[]>}
  */
 async function loadTasks(file) {
-  const text = await readFile(file, "utf8");
-  /** @type {Task[]} */
-  const tasks = [];
-  text.split("\n").forEach((line, i) => {
-    if (!line.trim()) return;
-    /** @type {unknown} */
-    const row = JSON.parse(line);
-    if (!isTask(row)) throw new Error(`${file}:${i + 1}: not a task row`);
-    tasks.push(row);
-  });
-  return tasks;
+  return /** @type {Task[]} */ (await readRows(file, isTask, "a task row"));
 }
 
 /**
