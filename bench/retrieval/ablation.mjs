@@ -8,8 +8,9 @@
  *   node bench/retrieval/ablation.mjs [REPO_FILTER] [VARIANTS_JSON] [--show]
  *   node bench/retrieval/ablation.mjs sphinx '{"default":{},"no-vector":{"weights":{"vector":0}}}'
  *
- * Uses the working clones under bench/.work/repos (made by run.mjs) and UMBRA_HOME=bench/.work/umbra-home;
- * $ABLATION_REPOS and $UMBRA_HOME replace them (two runs at once need clones of their own: each checks out
+ * Uses the tasks of ../shared/eval/swebench-dev.jsonl, the working clones under bench/.work/repos (made by
+ * run.mjs) and UMBRA_HOME=bench/.work/umbra-home; $ABLATION_TASKS, $ABLATION_REPOS and $UMBRA_HOME replace
+ * them (two runs at once need clones of their own: each checks out
  * the tasks' commits in place; bench/semantic/README.md compares two embedders this way).
  */
 import { execFileSync } from "node:child_process";
@@ -28,9 +29,8 @@ const env = {
   UMBRA_HOME: process.env.UMBRA_HOME ?? join(ROOT, "bench", ".work", "umbra-home"),
 };
 const config = loadConfig({ env: {} });
-const tasks = (await readRows(join(ROOT, "..", "shared", "eval", "swebench-dev.jsonl"))).filter((task) =>
-  String(task.repo).includes(repoFilter),
-);
+const tasksFile = process.env.ABLATION_TASKS ?? join(ROOT, "..", "shared", "eval", "swebench-dev.jsonl");
+const tasks = (await readRows(tasksFile)).filter((task) => String(task.repo).includes(repoFilter));
 const repos = process.env.ABLATION_REPOS ?? join(ROOT, "bench", ".work", "repos");
 const clone = (/** @type {string} */ repo) => join(repos, repo.replace("/", "+"));
 const commitTime = (/** @type {{repo: string, base_commit: string}} */ t) =>
