@@ -20,7 +20,6 @@ import { resolveRoot } from "../workspace/root.js";
 import { CHUNKER_VERSION, type Chunk, chunkFile, detectLanguage } from "./chunk/index.js";
 import { type Embedder, EmbeddingCache, embedCached, raceAbort } from "./embed/index.js";
 import { openEmbedder } from "./embedders.js";
-import { countCoChanges, type HistoryOptions, historyHead, readHistory } from "./history.js";
 import { type IndexLayout, indexLayout } from "./layout.js";
 import { acquireLock } from "./lock.js";
 import { loadOrCreateSecret, PathMasker } from "./mask.js";
@@ -29,16 +28,7 @@ import { CorruptIndexError, type FileRow, LexicalStore, type NewChunk } from "./
 import { type VectorRow, VectorStore } from "./store/vectors.js";
 import { codeTokens, termFrequencies } from "./tokenize.js";
 
-export type IndexPhase =
-  | "scan"
-  | "hash"
-  | "chunk"
-  | "train"
-  | "embed"
-  | "write"
-  | "history"
-  | "compact"
-  | "optimize";
+export type IndexPhase = "scan" | "hash" | "chunk" | "train" | "embed" | "write" | "compact" | "optimize";
 
 export interface IndexProgress {
   phase: IndexPhase;
@@ -408,14 +398,6 @@ async function indexLocked(
       progress({ phase: "write", done: Math.min(start + batchSize, toWrite.length), total: toWrite.length });
     }
 
-    // 6. Which files change together: the history read again when HEAD moved since it was last read.
-    progress({ phase: "history", done: 0, total: 0 });
-    await syncHistory(root, lexical, new Set(Object.keys(target)), {
-      ...(options.env ? { env: options.env } : {}),
-      ...(signal ? { signal } : {}),
-    });
-    signal?.throwIfAborted();
-
     // Recent writes sit in the postings delta; fold them into the packed segments once they have grown.
     if (writes > 0 || toRemove.length > 0) {
       progress({ phase: "compact", done: 0, total: 0 });
@@ -471,27 +453,6 @@ async function indexLocked(
     cache?.close();
     state?.lexical.close();
   }
-}
-
-/**
- * Counts again which indexed files changed together (history.ts) when the commit at HEAD is not the one
- * they were counted at; a workspace without a history of its own keeps none.
- */
-async function syncHistory(
-  root: string,
-  lexical: LexicalStore,
-  indexed: ReadonlySet<string>,
-  options: HistoryOptions,
-): Promise<void> {
-  const head = await historyHead(root, options);
-  if (head === lexical.historyHead()) return;
-  // a history git could not read (too long, too slow) counts as none until HEAD moves again
-  const commits = head === undefined ? [] : ((await readHistory(root, head, options)) ?? []);
-  options.signal?.throwIfAborted();
-  lexical.replaceCoChanges(
-    head,
-    countCoChanges(commits, (path) => indexed.has(path)),
-  );
 }
 
 async function chunkOne(root: string, path: string, maxTokens: number): Promise<Chunk[]> {

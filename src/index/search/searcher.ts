@@ -38,11 +38,6 @@ export interface SearchOptions {
    * Default 0.1.
    */
   importBoost?: number;
-  /**
-   * A file that changed in the same commits as one of the best-ranked files gains this fraction of its
-   * score × the share of that file's commits it was in (history.ts), for descriptive queries; 0 turns it off.
-   */
-  coChangeBoost?: number;
   /** Told what kind of query this is (a question, a report, an identifier, …: see QueryIntent). */
   onIntent?: (intent: QueryIntent) => void;
 }
@@ -82,11 +77,9 @@ const LEG_DEPTH = 200;
 const FILE_LEG_DEPTH = 50;
 /** An identifier found in more chunks than this is too common for the exact leg. */
 const EXACT_MAX_DOCUMENTS = 10;
-/** How many of the best-ranked files have their imports (and co-changed files) followed. */
-const FILES_FOLLOWED = 3;
+/** How many of the best-ranked files have their imports followed. */
+const IMPORTERS_FOLLOWED = 3;
 const DEFAULT_IMPORT_BOOST = 0.1;
-const DEFAULT_CO_CHANGE_BOOST = 0;
-const CO_CHANGE_MIN_COMMITS = 2;
 /** Reports and traces with at least this many distinct terms are descriptive: the file-role prior applies. */
 const DESCRIPTIVE_QUERY_TERMS = 6;
 /** The most chunks a query jumps to (the lines of a range, the definitions of a name, a trace's frames). */
@@ -513,67 +506,38 @@ async function importsOf(
   return imports;
 }
 
-/** Files a file points to, each with a strength from 0 to 1 (the files it imports; those it changed with). */
-type Relation = (file: FileRow, language: string) => Promise<ReadonlyMap<string, number>>;
-
 /**
- * Follows relations from the best-ranked files: the best chunk of each related file that is already a
- * candidate gains `boost` × the strength × the related best file's score (the most any one of them
- * gives, summed over the relations). A bug report names the entry point; the code to change is often one
- * step down, or a file that changed with it before.
+ * Follows the imports of the best-ranked files (read from disk, as hits are): the best chunk of each file
+ * they import that is already a candidate gains `boost` × the importer's score. A bug report names the
+ * entry point; the code to change is often one step down.
  */
-async function boostRelated(
+async function boostImported(
+  context: SearchContext,
   ranked: readonly { id: number; score: number }[],
   rows: ReadonlyMap<number, ChunkRow>,
   snapshot: FileSnapshot,
-  relations: readonly { relation: Relation; boost: number }[],
+  boost: number,
 ): Promise<readonly { id: number; score: number }[]> {
+  if (boost <= 0) return ranked;
   const bestOfFile = new Map<string, { id: number; score: number }>();
   for (const hit of ranked) {
     const path = rows.get(hit.id)?.path;
     if (path !== undefined && !bestOfFile.has(path)) bestOfFile.set(path, hit);
   }
-  const followed = [...bestOfFile].slice(0, FILES_FOLLOWED);
+  const importers = [...bestOfFile].slice(0, IMPORTERS_FOLLOWED);
   const gain = new Map<number, number>();
-  for (const { relation, boost } of relations) {
-    if (boost <= 0) continue;
-    const gained = new Map<number, number>();
-    for (const [path, best] of followed) {
-      const file = snapshot.byPath.get(path);
-      if (!file) continue;
-      for (const [related, strength] of await relation(file, rows.get(best.id)?.language ?? "")) {
-        const target = bestOfFile.get(related);
-        if (target && related !== path)
-          gained.set(target.id, Math.max(gained.get(target.id) ?? 0, boost * strength * best.score));
-      }
+  for (const [path, best] of importers) {
+    const file = snapshot.byPath.get(path);
+    if (!file) continue;
+    for (const imported of await importsOf(context, snapshot, file, rows.get(best.id)?.language ?? "")) {
+      const target = bestOfFile.get(imported);
+      if (target) gain.set(target.id, Math.max(gain.get(target.id) ?? 0, boost * best.score));
     }
-    for (const [id, value] of gained) gain.set(id, (gain.get(id) ?? 0) + value);
   }
   if (gain.size === 0) return ranked;
   return ranked
     .map(({ id, score }) => ({ id, score: score + (gain.get(id) ?? 0) }))
     .sort((a, b) => b.score - a.score || a.id - b.id);
-}
-
-/** Imports, each of strength 1. */
-function importRelation(context: SearchContext, snapshot: FileSnapshot): Relation {
-  return async (file, language) =>
-    new Map((await importsOf(context, snapshot, file, language)).map((path) => [path, 1]));
-}
-
-/**
- * Files changed in the same commits (history.ts), by how much the two files' commits overlap (shared
- * commits over the commits of either: a file that changes with everything overlaps little with each);
- * a file changed in fewer than CO_CHANGE_MIN_COMMITS commits says too little.
- */
-function coChangeRelation(context: SearchContext): Relation {
-  return async (file) => {
-    const { commits, partners } = context.lexical.coChanged(file.path);
-    if (commits < CO_CHANGE_MIN_COMMITS) return new Map();
-    return new Map(
-      [...partners].map(([path, other]) => [path, other.n / (commits + other.commits - other.n)]),
-    );
-  };
 }
 
 /**
@@ -779,13 +743,7 @@ export async function search(
   // a short query wants the places that hold its words.
   const boosted =
     descriptive && prose
-      ? await boostRelated(fused, rows, snapshot, [
-          {
-            relation: importRelation(context, snapshot),
-            boost: options.importBoost ?? DEFAULT_IMPORT_BOOST,
-          },
-          { relation: coChangeRelation(context), boost: options.coChangeBoost ?? DEFAULT_CO_CHANGE_BOOST },
-        ])
+      ? await boostImported(context, fused, rows, snapshot, options.importBoost ?? DEFAULT_IMPORT_BOOST)
       : fused;
   // a path, a line, a name or a trace resolves like a jump: what it names first (a trace: its frames,
   // innermost first), the other legs after

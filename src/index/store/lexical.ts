@@ -2,7 +2,6 @@ import { renameSync } from "node:fs";
 import Database from "better-sqlite3";
 import { privateFileSync } from "../../config/private.js";
 import type { Chunk } from "../chunk/index.js";
-import type { CoChanges } from "../history.js";
 import { bm25Idf } from "./idf.js";
 import { PostingsTable } from "./postings.js";
 
@@ -78,17 +77,6 @@ const CHUNK_NAMES_TABLE = `
   CREATE TABLE IF NOT EXISTS chunk_names(
     id INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY(id, name)) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS chunk_names_name ON chunk_names(name, id);`;
-
-/**
- * How often indexed files changed together in the workspace's git history (history.ts): `n` commits
- * changed both `a` and `b`; the row of `a` with itself holds how many changed `a`.
- */
-const CO_CHANGES_TABLE = `
-  CREATE TABLE IF NOT EXISTS co_changes(
-    a TEXT NOT NULL, b TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY(a, b)) WITHOUT ROWID;`;
-
-/** Meta key: the commit whose history co_changes was counted at. */
-const HISTORY_HEAD = "historyHead";
 
 /** The most chunk rows (and first chunks of files) kept read between searches: ~15 MiB at most. */
 const CACHED_ROWS = 50_000;
@@ -207,7 +195,6 @@ export class LexicalStore {
       CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
       CREATE INDEX IF NOT EXISTS chunks_name ON chunks(name);
       ${CHUNK_NAMES_TABLE}
-      ${CO_CHANGES_TABLE}
     `);
     this.postings = { chunk: new PostingsTable(this.db, "chunk"), file: new PostingsTable(this.db, "file") };
     if (version === undefined) this.setMeta("schema", SCHEMA_VERSION);
@@ -591,46 +578,6 @@ export class LexicalStore {
       };
     }
     return cache.stats;
-  }
-
-  /** The commit the co-change counts were read at (undefined: never read, or no history). */
-  historyHead(): string | undefined {
-    return this.getMeta(HISTORY_HEAD);
-  }
-
-  /**
-   * Replaces the co-change counts with those read at `head` (undefined: the workspace has no history
-   * now), in one transaction. Bookkeeping beside the content: searches read the table as it is.
-   */
-  replaceCoChanges(head: string | undefined, changes: CoChanges): void {
-    const insert = this.db.prepare("INSERT INTO co_changes(a, b, n) VALUES(?, ?, ?)");
-    this.db
-      .transaction(() => {
-        this.db.exec("DELETE FROM co_changes");
-        for (const [a, n] of changes.commits) insert.run(a, a, n);
-        for (const [a, partners] of changes.pairs) for (const [b, n] of partners) insert.run(a, b, n);
-        if (head === undefined) this.db.prepare("DELETE FROM meta WHERE key = ?").run(HISTORY_HEAD);
-        else this.setMeta(HISTORY_HEAD, head);
-      })
-      .immediate();
-  }
-
-  /**
-   * How many commits changed `path`, and each file that changed beside it: in how many of the same
-   * commits (`n`) and in how many in all (`commits`).
-   */
-  coChanged(path: string): { commits: number; partners: Map<string, { n: number; commits: number }> } {
-    const rows = this.sql(
-      `SELECT pair.b AS b, pair.n AS n, own.n AS commits FROM co_changes AS pair
-       JOIN co_changes AS own ON own.a = pair.b AND own.b = pair.b WHERE pair.a = ?`,
-    ).all(path) as { b: string; n: number; commits: number }[];
-    const partners = new Map<string, { n: number; commits: number }>();
-    let commits = 0;
-    for (const { b, n, commits: own } of rows) {
-      if (b === path) commits = n;
-      else partners.set(b, { n, commits: own });
-    }
-    return { commits, partners };
   }
 
   close(): void {
