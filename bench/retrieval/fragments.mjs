@@ -51,6 +51,18 @@ const REPOS = {
     source: (p) => p.startsWith("pylint/") && p.endsWith(".py"),
     note: "bugfix, false_positive and false_negative fragments",
   },
+  // Opt-in: a third held-out pair (session of 2026-12-07); the package is at the root (aiohttp) or moved
+  // under src/ (trio). aiohttp writes one fragment per PR and links others to it for its issues.
+  "aio-libs/aiohttp": {
+    fragment: /^CHANGES\/(\d+)\.bugfix(?:\.rst)?$/,
+    unnumbered: /^CHANGES\/[^/]*\.bugfix(?:\.rst)?$/,
+    source: (p) => p.startsWith("aiohttp/") && (p.endsWith(".py") || p.endsWith(".pyx")),
+  },
+  "python-trio/trio": {
+    fragment: /^newsfragments\/(\d+)\.bugfix(?:\.rst)?$/,
+    unnumbered: /^newsfragments\/[^/]*\.bugfix(?:\.rst)?$/,
+    source: (p) => (p.startsWith("src/trio/") || p.startsWith("trio/")) && p.endsWith(".py"),
+  },
   // Opt-in only: attrs has no bugfix type, its `change` fragments mix fixes and features.
   "python-attrs/attrs": {
     fragment: /^changelog\.d\/(\d+)\.change\.(?:md|rst)$/,
