@@ -10,8 +10,8 @@
  *
  * Uses the tasks of ../shared/eval/swebench-dev.jsonl, the working clones under bench/.work/repos (made by
  * run.mjs) and UMBRA_HOME=bench/.work/umbra-home; $ABLATION_TASKS, $ABLATION_REPOS and $UMBRA_HOME replace
- * them (two runs at once need clones of their own: each checks out
- * the tasks' commits in place; bench/semantic/README.md compares two embedders this way).
+ * them (two runs at once need clones of their own: each checks out the tasks' commits in place;
+ * bench/semantic/README.md compares two embedders this way).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";

@@ -51,8 +51,8 @@ const REPOS = {
     source: (p) => p.startsWith("pylint/") && p.endsWith(".py"),
     note: "bugfix, false_positive and false_negative fragments",
   },
-  // Opt-in: a third held-out pair (session of 2026-12-07); the package is at the root (aiohttp) or moved
-  // under src/ (trio). aiohttp writes one fragment per PR and links others to it for its issues.
+  // Opt-in: a third held-out pair (session of 2026-12-07); the package is at the root (aiohttp) or, in
+  // later commits, under src/ (trio).
   "aio-libs/aiohttp": {
     fragment: /^CHANGES\/(\d+)\.bugfix(?:\.rst)?$/,
     unnumbered: /^CHANGES\/[^/]*\.bugfix(?:\.rst)?$/,
