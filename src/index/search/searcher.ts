@@ -38,8 +38,6 @@ export interface SearchOptions {
    * Default 0.1.
    */
   importBoost?: number;
-  /** EXPERIMENT: the exact leg's definitions: names defined in more files skipped; rarest names first. */
-  exactDefinitions?: { maxFiles?: number; rarestFirst?: boolean };
   /** Told what kind of query this is (a question, a report, an identifier, …: see QueryIntent). */
   onIntent?: (intent: QueryIntent) => void;
 }
@@ -324,7 +322,6 @@ function exactLeg(
   query: ParsedQuery,
   intent: QueryIntent,
   files: ReadonlyMap<string, readonly FileRow[]>,
-  definitions?: { maxFiles?: number; rarestFirst?: boolean },
 ): { ids: number[]; named: Set<number> } {
   const ranked: number[] = [];
   const seen = new Set<number>();
@@ -354,11 +351,7 @@ function exactLeg(
   // a small definition of the name among others moved the development issues' files down
   // (bench/retrieval: Acc@5 0.813 → 0.804), so for them only a chunk's own symbol counts
   const held = intent.kind !== "report" && intent.kind !== "trace";
-  const defining = context.lexical.filesDefining(query.identifiers, { held });
-  const maxFiles = definitions?.maxFiles ?? Number.POSITIVE_INFINITY;
-  const names = query.identifiers.filter((name) => (defining.get(name) ?? 0) <= maxFiles);
-  if (definitions?.rarestFirst) names.sort((a, b) => (defining.get(a) ?? 0) - (defining.get(b) ?? 0));
-  push(idsOf(context.lexical.chunksBySymbolName(names, 20, { held })));
+  push(idsOf(context.lexical.chunksBySymbolName(query.identifiers, 20, { held })));
   const verbatim = query.identifiers.map((identifier) => identifier.toLowerCase());
   push(context.lexical.chunksWithTerms(verbatim, EXACT_MAX_DOCUMENTS).slice(0, 10));
   for (const path of query.paths) {
@@ -686,7 +679,7 @@ export async function search(
   await turn();
   const { ids: exact, named } =
     weights.exact > 0
-      ? exactLeg(context, query, intent, snapshot.byName, options.exactDefinitions)
+      ? exactLeg(context, query, intent, snapshot.byName)
       : { ids: [], named: new Set<number>() };
   const vectorRanking = await vectorIds;
   if (vectorRanking) lists.push({ name: "vector", weight: weights.vector, ids: vectorRanking });

@@ -453,25 +453,6 @@ export class LexicalStore {
   }
 
   /**
-   * How many files define each name (a chunk's own symbol path ending with it, or with `held` one of the
-   * definitions a chunk holds): names no file defines are left out.
-   */
-  filesDefining(names: readonly string[], { held = true } = {}): Map<string, number> {
-    const statement = held
-      ? this.sql(
-          `SELECT COUNT(DISTINCT chunks.path) AS files FROM chunk_names JOIN chunks ON chunks.id = chunk_names.id
-           WHERE chunk_names.name = ?`,
-        )
-      : this.sql("SELECT COUNT(DISTINCT path) AS files FROM chunks WHERE name = ?");
-    const counts = new Map<string, number>();
-    for (const name of new Set(names)) {
-      const { files } = statement.get(name) as { files: number };
-      if (files > 0) counts.set(name, files);
-    }
-    return counts;
-  }
-
-  /**
    * Chunks holding the given terms verbatim, ranked by how many of them they hold (rarer terms break
    * ties). Terms in more than `maxDocuments` chunks are too common to point anywhere and are left out.
    */
