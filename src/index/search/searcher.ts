@@ -38,13 +38,11 @@ export interface SearchOptions {
    * Default 0.1.
    */
   importBoost?: number;
-  /** EXPERIMENT: the family leg's limits: the most names a name may extend to, chunks per name. */
-  family?: { maxNames: number; perName: number; minLength: number };
   /** Told what kind of query this is (a question, a report, an identifier, …: see QueryIntent). */
   onIntent?: (intent: QueryIntent) => void;
 }
 
-export type LegName = "lexical" | "forms" | "file" | "path" | "vector" | "exact" | "family";
+export type LegName = "lexical" | "forms" | "file" | "path" | "vector" | "exact";
 
 export interface SearchHit {
   path: string;
@@ -74,7 +72,6 @@ const DEFAULT_WEIGHTS: Record<LegName, number> = {
   path: 0.75,
   vector: 0.7,
   exact: 1.2,
-  family: 0,
 };
 const LEG_DEPTH = 200;
 const FILE_LEG_DEPTH = 50;
@@ -362,32 +359,6 @@ function exactLeg(
     if (file) push(idsOf(context.lexical.chunksOfPaths([file.path]).slice(0, 20)));
   }
   return { ids: ranked, named };
-}
-
-/**
- * EXPERIMENT: definitions whose names extend an identifier of the query past an underscore (`sqf_list`:
- * `dmp_sqf_list`; `pretty`: `_pretty`), an identifier with few such names first.
- */
-function familyLeg(
-  context: SearchContext,
-  query: ParsedQuery,
-  limits: { maxNames: number; perName: number; minLength: number },
-): number[] {
-  const extending = context.lexical.namesExtending(query.identifiers, limits.minLength);
-  const families = [...extending]
-    .filter(([, names]) => names.length <= limits.maxNames)
-    .sort(([, a], [, b]) => a.length - b.length);
-  const ids: number[] = [];
-  const seen = new Set<number>();
-  for (const [, names] of families) {
-    for (const row of context.lexical.chunksBySymbolName(names, limits.perName, { held: false })) {
-      if (!seen.has(row.id)) {
-        seen.add(row.id);
-        ids.push(row.id);
-      }
-    }
-  }
-  return ids;
 }
 
 /**
@@ -713,10 +684,6 @@ export async function search(
   const vectorRanking = await vectorIds;
   if (vectorRanking) lists.push({ name: "vector", weight: weights.vector, ids: vectorRanking });
   if (exact.length > 0) lists.push({ name: "exact", weight: weights.exact, ids: exact });
-  if (weights.family > 0 && (intent.kind === "report" || intent.kind === "trace")) {
-    const ids = familyLeg(context, query, options.family ?? { maxNames: 8, perName: 5, minLength: 4 });
-    if (ids.length > 0) lists.push({ name: "family", weight: weights.family, ids });
-  }
 
   const fuse = (legs: readonly RankedList[]) =>
     reciprocalRankFusion(legs, options.fusionK ?? 20).slice(0, depth * 2);

@@ -111,8 +111,6 @@ interface ReadCache {
   /** Each file's first chunk read so far (null: the file has none). */
   firstRows?: Map<string, ChunkRow | null>;
   dead?: { chunk: Set<number>; file: Set<number> };
-  /** Definition names by what follows one of their underscores (`dmp_sqf_list`: `sqf_list`, `list`). */
-  extending?: Map<string, string[]>;
 }
 
 export class CorruptIndexError extends Error {
@@ -452,37 +450,6 @@ export class LexicalStore {
         )
       : this.sql(`${CHUNK_ROWS} WHERE name = ? ORDER BY id LIMIT ?`);
     return names.flatMap((name) => (statement.all(name, limit) as StoredChunkRow[]).map(chunkRow));
-  }
-
-  /**
-   * The definition names that extend each name past an underscore (`sqf_list`: `dmp_sqf_list`,
-   * `_sqf_list`; `pretty`: `_pretty`): a lower layer's forms of what a caller names. Only names with
-   * at least `minLength` characters are extended.
-   */
-  namesExtending(names: readonly string[], minLength: number): Map<string, string[]> {
-    const cache = this.readCache();
-    if (!cache.extending) {
-      const extending = new Map<string, string[]>();
-      const all = this.sql("SELECT DISTINCT name FROM chunks WHERE instr(name, '_') > 0")
-        .pluck()
-        .all() as string[];
-      for (const name of all) {
-        for (let at = name.indexOf("_"); at >= 0; at = name.indexOf("_", at + 1)) {
-          const tail = name.slice(at + 1);
-          if (tail.length < minLength || tail.startsWith("_")) continue;
-          const list = extending.get(tail);
-          if (list) list.push(name);
-          else extending.set(tail, [name]);
-        }
-      }
-      cache.extending = extending;
-    }
-    const found = new Map<string, string[]>();
-    for (const name of new Set(names)) {
-      const list = name.length >= minLength ? cache.extending.get(name) : undefined;
-      if (list) found.set(name, list);
-    }
-    return found;
   }
 
   /**
