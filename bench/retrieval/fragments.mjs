@@ -14,6 +14,7 @@ import { dirname, join, posix, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { mirrorOf } from "../lib/checkout.mjs";
+import { firstParentLog } from "../lib/history.mjs";
 import { runChecked } from "../lib/proc.mjs";
 
 const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -168,59 +169,7 @@ function namesChangedModule(text, files) {
   });
 }
 
-/**
- * @typedef {object} Change
- * @property {string} status A, M, D or T (renames are split: --no-renames)
- * @property {string} mode mode on the commit's side
- * @property {string} blob blob on the commit's side
- * @property {string} path
- */
-
-/**
- * @typedef {object} Commit
- * @property {string} hash
- * @property {string[]} parents
- * @property {Change[]} changes against the first parent
- */
-
-/**
- * The default branch's first-parent history, newest first, each commit with its raw diff against
- * its first parent (a merge's diff too: --diff-merges=first-parent).
- * @param {string} gitDir
- * @returns {Promise<Commit[]>}
- */
-async function firstParentLog(gitDir) {
-  const res = await runChecked("git", [
-    "--git-dir",
-    gitDir,
-    "log",
-    "--first-parent",
-    "--diff-merges=first-parent",
-    "--raw",
-    "--no-abbrev",
-    "--no-renames",
-    "-z",
-    "--format=@%H %P",
-    "HEAD",
-  ]);
-  /** @type {Commit[]} */
-  const commits = [];
-  const tokens = res.stdout.split("\0");
-  for (let i = 0; i < tokens.length; i++) {
-    const tok = (tokens[i] ?? "").replace(/^\n+/, "");
-    if (tok.startsWith("@")) {
-      const [hash, ...parents] = tok.slice(1).trim().split(" ");
-      if (hash) commits.push({ hash, parents: parents.filter(Boolean), changes: [] });
-    } else if (tok.startsWith(":")) {
-      const [, dstMode, , dstBlob, status] = tok.slice(1).split(" ");
-      const path = tokens[++i] ?? "";
-      const current = commits[commits.length - 1];
-      if (current && dstMode && dstBlob && status)
-        current.changes.push({ status: status.slice(0, 1), mode: dstMode, blob: dstBlob, path });
-    }
-  }
-  return commits;
-}
+/** @typedef {import("../lib/history.mjs").Change} Change */
 
 /**
  * A fragment's text at the commit; a symlinked fragment is read through its link.

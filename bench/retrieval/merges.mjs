@@ -14,7 +14,9 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { mirrorOf } from "../lib/checkout.mjs";
+import { firstParentLog } from "../lib/history.mjs";
 import { runChecked } from "../lib/proc.mjs";
+import { positiveInt } from "../lib/umbra-cli.mjs";
 
 const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const MAX_SOURCE_FILES = 3;
@@ -45,25 +47,6 @@ function usage(msg) {
   process.exit(2);
 }
 
-/**
- * @param {string} gitDir
- * @param {string} base
- * @param {string} merge
- * @returns {Promise<{ status: string, path: string }[]>}
- */
-async function changes(gitDir, base, merge) {
-  const out = (
-    await runChecked("git", ["--git-dir", gitDir, "diff", "--no-renames", "--name-status", base, merge])
-  ).stdout;
-  return out
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => {
-      const [status, path] = l.split("\t");
-      return { status: String(status), path: String(path) };
-    });
-}
-
 async function main() {
   const { values } = parseArgs({
     options: {
@@ -83,39 +66,34 @@ async function main() {
   }
   const repo = values.repo ?? usage("--repo is required");
   const cfg = REPOS[repo] ?? usage(`unknown repository ${repo}`);
-  const every = Number(values.every);
+  const every = positiveInt(values.every, "every", usage) ?? 4;
   const offset = Number(values.offset);
-  if (!Number.isInteger(every) || every < 1) usage("--every takes a whole number ≥ 1");
   if (!Number.isInteger(offset) || offset < 0 || offset >= every)
     usage("--offset takes a whole number below --every");
   const gitDir =
     (await mirrorOf({ mirrors: resolve(values.mirrors), work: "" }, repo)) ?? usage(`no mirror of ${repo}`);
-  const log = (
-    await runChecked("git", [
-      "--git-dir",
-      gitDir,
-      "log",
-      "--first-parent",
-      "--merges",
-      `--since=${values.since}`,
-      `--until=${values.until}`,
-      "--format=%H%x09%P%x09%s%x09%cI",
-      "HEAD",
-    ])
-  ).stdout;
-  const counts = { merges: 0, notPullRequest: 0, noTest: 0, sourceFiles: 0, eligible: 0, kept: 0 };
+  const merges = await firstParentLog(gitDir, [
+    "--merges",
+    `--since=${values.since}`,
+    `--until=${values.until}`,
+  ]);
+  const counts = {
+    merges: merges.length,
+    notPullRequest: 0,
+    noTest: 0,
+    sourceFiles: 0,
+    eligible: 0,
+    kept: 0,
+  };
   const owner = repo.replace("/", "__");
   const tasks = [];
-  for (const line of log.split("\n").filter(Boolean)) {
-    counts.merges++;
-    const [hash, parents, subject, date] = line.split("\t");
-    const number = /^Merge pull request #(\d+) from /.exec(String(subject))?.[1];
-    const base = String(parents).split(" ")[0];
-    if (!number || !base || !hash) {
+  for (const { hash, parents, subject, changes: changed } of merges) {
+    const number = /^Merge pull request #(\d+) from /.exec(subject)?.[1];
+    const base = parents[0];
+    if (!number || !base) {
       counts.notPullRequest++;
       continue;
     }
-    const changed = await changes(gitDir, base, hash);
     if (!changed.some((c) => cfg.test(c.path))) {
       counts.noTest++;
       continue;
@@ -130,10 +108,9 @@ async function main() {
       continue;
     }
     if (counts.eligible++ % every !== offset) continue;
-    const title =
-      (await runChecked("git", ["--git-dir", gitDir, "log", "-1", "--format=%b", hash])).stdout.split(
-        "\n",
-      )[0] ?? "";
+    // the pull request's title: the first line of the merge's body
+    const body = (await runChecked("git", ["--git-dir", gitDir, "log", "-1", "--format=%b", hash])).stdout;
+    const [title = ""] = body.split("\n");
     tasks.push({
       instance_id: `${owner}-${number}`,
       repo,
@@ -142,7 +119,6 @@ async function main() {
       problem_statement: title.trim(),
       files,
       fix_commit: hash,
-      merged_at: date,
     });
   }
   counts.kept = tasks.length;
