@@ -27,6 +27,11 @@ const REPOS = {
     source: (p) => p.startsWith("sympy/") && p.endsWith(".py") && !p.includes("/tests/"),
     test: (p) => /\/tests\/test_[^/]*\.py$/.test(p),
   },
+  // the years SWE-bench's requests tasks come from: urllib3, chardet and idna vendored under requests/packages/
+  "psf/requests": {
+    source: (p) => /^requests\/[^/]+\.py$/.test(p),
+    test: (p) => /^(tests\/)?test_[^/]*\.py$/.test(p),
+  },
 };
 
 const USAGE = `usage: node bench/retrieval/merges.mjs --repo OWNER/NAME [options]

@@ -40,19 +40,30 @@ const SOURCE_EXTENSIONS = new Set([
   "svelte",
 ]);
 const DOC_EXTENSIONS = new Set(["md", "mdx", "rst", "txt", "adoc", "markdown"]);
-/** Tests and what serves them: test folders and files, benchmarks, performance measurements. */
+/**
+ * Tests and what serves them: test folders (`tests/`, trio's `_tests/`, Django's `js_tests/`) and files,
+ * benchmarks (`bench/`, `benchmarks/`), performance measurements.
+ */
 const TEST_PATH =
-  /(^|\/)(tests?|testing|__tests__|spec|specs|e2e|benchmarks?|perf|perf[-_]measures)\/|(^|\/)(test_[^/]*|[^/]*_test\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$/;
+  /(^|\/)(tests?|testing|[a-z0-9]*[-_]tests?|__tests__|spec|specs|e2e|benchmarks?|bench|perf|perf[-_]measures)\/|(^|\/)(test_[^/]*|[^/]*_test\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$/;
 /** The project's own tooling at its root: release, maintenance and CI scripts, nox sessions. */
 const TOOLING_PATH = /^(scripts?|tools|build_tools|maint_tools|dev_?tools)\/|^noxfile\.py$/;
-const DOC_PATH = /(^|\/)(docs?|documentation|examples?)\//;
+/** Documentation, and the example and tutorial scripts of a gallery (matplotlib's `tutorials/`, `galleries/`). */
+const DOC_PATH = /(^|\/)(docs?|documentation|examples?|tutorials?|galleries|gallery)\//;
 const CHANGELOG =
   /(^|\/)(CHANGES|CHANGELOG|HISTORY|NEWS|RELEASE[_-]?NOTES|AUTHORS|CONTRIBUTORS|LICENSE|COPYING)[^/]*$/i;
-/** Configuration: dot-folders (`.github`, `.devcontainer`, `.vscode`, …) and CI folders. */
-const CONFIG_PATH = /(^|\/)(\.[^/]+|ci)\//;
-/** Copies of other projects (`vendor/`, pip's `_vendor/`, `third_party/`, …) and built assets. */
+/**
+ * Configuration and data: dot-folders (`.github`, `.devcontainer`, `.vscode`, …), CI folders, and gettext
+ * message catalogs (`locale/da/LC_MESSAGES/sphinx.js`: translations, generated).
+ */
+const CONFIG_PATH = /(^|\/)(\.[^/]+|ci|LC_MESSAGES)\//;
+/**
+ * Copies of other projects (`vendor/`, pip's `_vendor/`, `third_party/`, scikit-learn's `externals/`, …)
+ * and built assets; and Python packages copied into a top package's `packages/` (requests 2.x's
+ * `requests/packages/urllib3/`: for Python only, where a JavaScript monorepo's `web/packages/ui/` is code).
+ */
 const VENDORED_PATH =
-  /(^|\/)(static|_?vendor|_?vendored|third_party|thirdparty|external|extern|assets)\/|[.-]min\.js$/;
+  /(^|\/)(static|_?vendor|_?vendored|third_party|thirdparty|externals?|extern|assets)\/|[.-]min\.js$|^[^/]+\/packages\/[^/]+\/.*\.pyi?$/;
 
 export function fileRole(path: string): FileRole {
   const name = path.slice(path.lastIndexOf("/") + 1);
