@@ -48,8 +48,11 @@ const TEST_PATH =
   /(^|\/)(tests?|testing|[a-z0-9]*[-_]tests?|__tests__|spec|specs|e2e|benchmarks?|bench|perf|perf[-_]measures)\/|(^|\/)(test_[^/]*|[^/]*_test\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$/;
 /** The project's own tooling at its root: release, maintenance and CI scripts, nox sessions. */
 const TOOLING_PATH = /^(scripts?|tools|build_tools|maint_tools|dev_?tools)\/|^noxfile\.py$/;
-/** Documentation, and the example and tutorial scripts of a gallery (matplotlib's `tutorials/`, `galleries/`). */
-const DOC_PATH = /(^|\/)(docs?|documentation|examples?|tutorials?|galleries|gallery)\//;
+/**
+ * Documentation, and the scripts of a gallery: `examples/` anywhere, and at the root matplotlib's
+ * `tutorials/` and `galleries/` (an app's own `src/tutorial/` is code).
+ */
+const DOC_PATH = /(^|\/)(docs?|documentation|examples?)\/|^(tutorials|galleries|gallery)\//;
 const CHANGELOG =
   /(^|\/)(CHANGES|CHANGELOG|HISTORY|NEWS|RELEASE[_-]?NOTES|AUTHORS|CONTRIBUTORS|LICENSE|COPYING)[^/]*$/i;
 /**

@@ -17,6 +17,7 @@ describe("fileRole", () => {
     ["tutorials/intermediate/legend_guide.py", "docs"],
     ["galleries/users_explain/axes/legend_guide.py", "docs"],
     ["examples/color/colorbar_basics.py", "docs"],
+    ["src/components/tutorial/steps.tsx", "source"],
     ["CHANGES.rst", "docs"],
     [".devcontainer/on-create-command.sh", "config"],
     [".github/workflows/ci.yml", "config"],
