@@ -50,9 +50,9 @@ const TEST_PATH =
 const TOOLING_PATH = /^(scripts?|tools|build_tools|maint_tools|dev_?tools)\/|^noxfile\.py$/;
 /**
  * Documentation, and the scripts of a gallery: `examples/` anywhere, and at the root matplotlib's
- * `tutorials/` and `galleries/` (an app's own `src/tutorial/` is code).
+ * `tutorials/`, `plot_types/` and `galleries/` (an app's own `src/tutorial/` is code).
  */
-const DOC_PATH = /(^|\/)(docs?|documentation|examples?)\/|^(tutorials|galleries|gallery)\//;
+const DOC_PATH = /(^|\/)(docs?|documentation|examples?)\/|^(tutorials|plot_types|galleries|gallery)\//;
 const CHANGELOG =
   /(^|\/)(CHANGES|CHANGELOG|HISTORY|NEWS|RELEASE[_-]?NOTES|AUTHORS|CONTRIBUTORS|LICENSE|COPYING)[^/]*$/i;
 /**

@@ -16,6 +16,7 @@ describe("fileRole", () => {
     ["docs/api.rst", "docs"],
     ["tutorials/intermediate/legend_guide.py", "docs"],
     ["galleries/users_explain/axes/legend_guide.py", "docs"],
+    ["plot_types/basic/stairs.py", "docs"],
     ["examples/color/colorbar_basics.py", "docs"],
     ["src/components/tutorial/steps.tsx", "source"],
     ["CHANGES.rst", "docs"],
