@@ -14,12 +14,13 @@
  *
  * The results file's lists are cut at 20 files, so the fused figures are an estimate; see BENCHMARKS.md.
  */
-import { execFileSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ROOT } from "../lib/ablation.mjs";
-import { readRows } from "../lib/umbra-cli.mjs";
-import { aggregate } from "./metrics.mjs";
+import { mirrorOf } from "../lib/checkout.mjs";
+import { run } from "../lib/proc.mjs";
+import { positiveInt, readRows } from "../lib/umbra-cli.mjs";
+import { aggregate, goldRanks } from "./metrics.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -33,13 +34,20 @@ const { values } = parseArgs({
     show: { type: "string" },
   },
 });
-if (!values.tasks || !values.results) {
+/** @param {string} msg @returns {never} */
+function usage(msg) {
   process.stderr.write(
-    "usage: node bench/retrieval/commit-leg.mjs --tasks FILE --results FILE [--weights W,…]\n",
+    `commit-leg: ${msg}\nusage: node bench/retrieval/commit-leg.mjs --tasks FILE --results FILE [--weights W,…]\n`,
   );
   process.exit(2);
 }
-const VOTERS = Number(values.voters);
+if (!values.tasks || !values.results) usage("--tasks and --results are required");
+const VOTERS = positiveInt(values.voters, "voters", usage) ?? 30;
+const COMMITS = positiveInt(values.commits, "commits", usage) ?? 5000;
+/** --hub p: a file's votes over (commits touching it)^p, so files every change touches count less */
+const HUB = Number(values.hub);
+const WEIGHTS = values.weights.split(",").map(Number);
+if (!(HUB >= 0) || WEIGHTS.some((w) => !(w >= 0))) usage("--hub and --weights take numbers ≥ 0");
 const FUSION_K = 20;
 const MAX_FILES_PER_COMMIT = 20;
 const STOP = new Set(
@@ -63,23 +71,17 @@ function terms(text) {
   return out;
 }
 
-/** @param {string} gitDir @param {string[]} args */
-function git(gitDir, args) {
-  try {
-    return execFileSync("git", ["--git-dir", gitDir, ...args], {
-      encoding: "utf8",
-      maxBuffer: 1 << 30,
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-  } catch (error) {
-    // a mirror missing an old tree ends the log early: keep what was read
-    return /** @type {{stdout?: string}} */ (error).stdout ?? "";
-  }
+/**
+ * What git printed, whatever its exit status: a mirror missing an old tree ends the log early, and what
+ * was read before is kept. @param {string} gitDir @param {string[]} args
+ */
+async function git(gitDir, args) {
+  return (await run("git", ["--git-dir", gitDir, ...args])).stdout;
 }
 
 /** Non-merge commits and first-parent merges (a pull request's title and all its files) before `base`. */
-function pastCommits(/** @type {string} */ gitDir, /** @type {string} */ base) {
-  const format = ["--format=%x01%s%n%b%x02", "--name-only", "-n", values.commits];
+async function pastCommits(/** @type {string} */ gitDir, /** @type {string} */ base) {
+  const format = ["--format=%x01%s%n%b%x02", "--name-only", "-n", String(COMMITS)];
   const read = (/** @type {string} */ out) =>
     out
       .split("\x01")
@@ -89,8 +91,8 @@ function pastCommits(/** @type {string} */ gitDir, /** @type {string} */ base) {
         return { message, files: files.split("\n").filter(Boolean) };
       });
   return [
-    ...read(git(gitDir, ["log", base, "--no-merges", ...format])),
-    ...read(git(gitDir, ["log", base, "--merges", "--first-parent", "-m", ...format])),
+    ...read(await git(gitDir, ["log", base, "--no-merges", ...format])),
+    ...read(await git(gitDir, ["log", base, "--merges", "--first-parent", "-m", ...format])),
   ].filter((c) => c.files.length > 0 && c.files.length <= MAX_FILES_PER_COMMIT);
 }
 
@@ -135,9 +137,13 @@ const rows = [];
 for (const result of await readRows(values.results)) {
   const task = tasks.get(result.instance_id);
   if (!task || !result.umbra?.top) continue;
-  const gitDir = join(resolve(values.mirrors), String(result.repo).replace("/", "+"), "repo");
-  const present = new Set(git(gitDir, ["ls-tree", "-r", "--name-only", result.base_commit]).split("\n"));
-  const commits = pastCommits(gitDir, result.base_commit);
+  const gitDir =
+    (await mirrorOf({ mirrors: resolve(values.mirrors), work: "" }, result.repo)) ??
+    usage(`no mirror of ${result.repo} under ${values.mirrors}`);
+  const present = new Set(
+    (await git(gitDir, ["ls-tree", "-r", "--name-only", result.base_commit])).split("\n"),
+  );
+  const commits = await pastCommits(gitDir, result.base_commit);
   const touches = new Map();
   for (const c of commits) for (const f of c.files) touches.set(f, (touches.get(f) ?? 0) + 1);
   const votes = new Map();
@@ -148,10 +154,8 @@ for (const result of await readRows(values.results)) {
     const files = (commits[i]?.files ?? []).filter((f) => isSource(f) && present.has(f));
     for (const f of files) votes.set(f, (votes.get(f) ?? 0) + score / Math.sqrt(files.length));
   }
-  // --hub p: a file's votes over (commits touching it)^p, so files every change touches count less
-  const hub = Number(values.hub);
   const history = [...votes]
-    .map(([f, v]) => /** @type {[string, number]} */ ([f, v / (touches.get(f) ?? 1) ** hub]))
+    .map(([f, v]) => /** @type {[string, number]} */ ([f, v / (touches.get(f) ?? 1) ** HUB]))
     .sort((a, b) => b[1] - a[1])
     .map(([f]) => f);
   const umbra = [...result.umbra.top];
@@ -164,10 +168,8 @@ for (const result of await readRows(values.results)) {
   });
   rows.push({ id: result.instance_id, gold: result.gold, umbra, history });
 }
-const ranksIn = (/** @type {string[]} */ list, /** @type {string[]} */ gold) =>
-  gold.map((g) => (list.includes(g) ? list.indexOf(g) + 1 : null));
 const line = (/** @type {string} */ name, /** @type {(r: typeof rows[number]) => string[]} */ list) => {
-  const a = aggregate(rows.map((r) => ranksIn(list(r), r.gold)));
+  const a = aggregate(rows.map((r) => goldRanks(list(r), r.gold)));
   process.stdout.write(
     `| ${name} | ${rows.length} | ${a.acc1.toFixed(3)} | ${a.acc5.toFixed(3)} | ${a.acc10.toFixed(3)} |\n`,
   );
@@ -175,14 +177,15 @@ const line = (/** @type {string} */ name, /** @type {(r: typeof rows[number]) =>
 process.stdout.write("| ranking | n | Acc@1 | Acc@5 | Acc@10 |\n| --- | ---: | ---: | ---: | ---: |\n");
 line("umbra (run's results)", (r) => r.umbra);
 line("past-commits leg alone", (r) => r.history);
-for (const w of values.weights.split(",").map(Number)) {
+for (const w of WEIGHTS) {
   line(`umbra + past commits, weight ${w}`, (r) => fuse([r.umbra, r.history], [1, w]));
 }
 if (values.show) {
   const w = Number(values.show);
+  if (!(w >= 0)) usage("--show takes a number ≥ 0");
   for (const r of rows) {
     const worst = (/** @type {string[]} */ list) =>
-      Math.max(...ranksIn(list, r.gold).map((k) => k ?? Infinity));
+      Math.max(...goldRanks(list, r.gold).map((k) => k ?? Infinity));
     const before = worst(r.umbra);
     const after = worst(fuse([r.umbra, r.history], [1, w]));
     if (before <= 5 !== after <= 5) process.stdout.write(`${r.id}: worst gold rank ${before} → ${after}\n`);
