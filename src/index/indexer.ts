@@ -20,31 +20,15 @@ import { resolveRoot } from "../workspace/root.js";
 import { CHUNKER_VERSION, type Chunk, chunkFile, detectLanguage } from "./chunk/index.js";
 import { type Embedder, EmbeddingCache, embedCached, raceAbort } from "./embed/index.js";
 import { openEmbedder } from "./embedders.js";
-import { type HistoryOptions, historyHead, type PastCommit, readHistory, telling } from "./history.js";
 import { type IndexLayout, indexLayout } from "./layout.js";
 import { acquireLock } from "./lock.js";
 import { loadOrCreateSecret, PathMasker } from "./mask.js";
 import { isCorruptionError } from "./sqlite-errors.js";
-import {
-  CorruptIndexError,
-  type FileRow,
-  LexicalStore,
-  type NewChunk,
-  type NewCommit,
-} from "./store/lexical.js";
+import { CorruptIndexError, type FileRow, LexicalStore, type NewChunk } from "./store/lexical.js";
 import { type VectorRow, VectorStore } from "./store/vectors.js";
 import { codeTokens, termFrequencies } from "./tokenize.js";
 
-export type IndexPhase =
-  | "scan"
-  | "hash"
-  | "chunk"
-  | "train"
-  | "embed"
-  | "write"
-  | "history"
-  | "compact"
-  | "optimize";
+export type IndexPhase = "scan" | "hash" | "chunk" | "train" | "embed" | "write" | "compact" | "optimize";
 
 export interface IndexProgress {
   phase: IndexPhase;
@@ -254,14 +238,6 @@ async function indexLocked(
       if (entry && detectLanguage(path) !== undefined) target[path] = entry.hash;
     }
 
-    // The past commits are read beside the work below (git runs in a process of its own) when HEAD moved
-    // since they were last read.
-    const history = pastCommits(root, lexical.historyHead(), {
-      ...(options.env ? { env: options.env } : {}),
-      ...(signal ? { signal } : {}),
-    });
-    history.catch(() => undefined); // awaited below; not an unhandled rejection if a step before throws
-
     // 3. Embedder, path masking and stores.
     // Damage to the cache is caught as it is read; a full check on every sync would read the whole file.
     cache = new EmbeddingCache({
@@ -422,11 +398,6 @@ async function indexLocked(
       progress({ phase: "write", done: Math.min(start + batchSize, toWrite.length), total: toWrite.length });
     }
 
-    // 6. The past commits, when HEAD moved: the indexed files each one changed, and its message's terms.
-    progress({ phase: "history", done: 0, total: 0 });
-    const read = await raceAbort(history, signal);
-    if (read) lexical.replaceHistory(read.head, commitRows(read.commits, new Set(Object.keys(target))));
-
     // Recent writes sit in the postings delta; fold them into the packed segments once they have grown.
     if (writes > 0 || toRemove.length > 0) {
       progress({ phase: "compact", done: 0, total: 0 });
@@ -482,30 +453,6 @@ async function indexLocked(
     cache?.close();
     state?.lexical.close();
   }
-}
-
-/**
- * The workspace's past commits at HEAD, or undefined when HEAD is still the commit they were read at
- * (`known`); a workspace without a history of its own has none.
- */
-async function pastCommits(
-  root: string,
-  known: string | undefined,
-  options: HistoryOptions,
-): Promise<{ head: string | undefined; commits: PastCommit[] } | undefined> {
-  const head = await historyHead(root, options);
-  if (head === known) return undefined;
-  return { head, commits: head === undefined ? [] : await readHistory(root, head, options) };
-}
-
-/** The commits that changed indexed files, as the lexical store keeps them: other files left out. */
-function commitRows(commits: readonly PastCommit[], indexed: ReadonlySet<string>): NewCommit[] {
-  return telling(commits).flatMap((commit) => {
-    const files = commit.files.filter((path) => indexed.has(path));
-    if (files.length === 0) return [];
-    const tokens = codeTokens(commit.message);
-    return [{ terms: termFrequencies(tokens), length: tokens.length, files }];
-  });
 }
 
 async function chunkOne(root: string, path: string, maxTokens: number): Promise<Chunk[]> {

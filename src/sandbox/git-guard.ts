@@ -17,6 +17,7 @@
  * index (so no core.fsmonitor), runs no hooks, and runs no pager (stdout is a pipe, GIT_PAGER=cat);
  * `-c core.fsmonitor=false` and a cleaned environment are kept as belts and braces.
  */
+import { execFile } from "node:child_process";
 import type { Dirent } from "node:fs";
 import { cp, lstat, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -24,7 +25,6 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import { workspaceDir } from "../config/paths.js";
 import { PRIVATE_FILE, privateDir } from "../config/private.js";
 import { shownPath } from "../workspace/errors.js";
-import { readGit } from "../workspace/git-read.js";
 import { readOptionalText, UMBRA_IGNORE_FILES } from "../workspace/ignore-rules.js";
 import { createLimiter } from "../workspace/limit.js";
 import { type FindWorkspacePathsOptions, findWorkspacePaths } from "./workspace-walk.js";
@@ -39,6 +39,38 @@ const PLAIN_GITDIR_FOLDERS = new Set(["objects", "refs", "logs", "info", "hooks"
 const MAX_GIT_DIRS = 256;
 /** At most this many configuration files are followed through include.path / includeIf.*.path. */
 const MAX_INCLUDES = 64;
+
+/** Variables that would make git look at another repository than the folder's own. */
+const REPOSITORY_VARIABLES = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_COMMON_DIR",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_NAMESPACE",
+  "GIT_PREFIX",
+];
+
+interface GitRun {
+  code: number;
+  stdout: string;
+}
+
+/** Runs git for reading only: no fsmonitor, no pager, no prompt, no repository chosen by the environment. */
+function readGit(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<GitRun> {
+  const clean: NodeJS.ProcessEnv = { ...env, GIT_PAGER: "cat", PAGER: "cat", GIT_TERMINAL_PROMPT: "0" };
+  clean.GIT_OPTIONAL_LOCKS = "0";
+  for (const name of REPOSITORY_VARIABLES) delete clean[name];
+  return new Promise((done) => {
+    const child = execFile(
+      "git",
+      ["-c", "core.fsmonitor=false", ...args],
+      { cwd, env: clean, timeout: 20_000, maxBuffer: 4 * 1024 * 1024 },
+      (error, stdout) => done({ code: error ? 1 : 0, stdout }),
+    );
+    child.stdin?.end();
+  });
+}
 
 async function exists(path: string): Promise<boolean> {
   return lstat(path).then(
@@ -69,7 +101,7 @@ async function repositoryAt(dir: string, env: NodeJS.ProcessEnv): Promise<Reposi
   const run = await readGit(
     ["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-toplevel"],
     dir,
-    { env },
+    env,
   );
   const [gitDir, commonDir, top] = run.stdout.split("\n");
   if (run.code !== 0 || !gitDir || !commonDir || !top) return undefined;
@@ -85,7 +117,7 @@ async function settings(
   const cwd = "dir" in where ? where.dir : dirname(where.file);
   const args = ["config", "--null", "--show-origin"];
   if ("file" in where) args.push("--file", where.file);
-  const run = await readGit([...args, "--get-regexp", keys], cwd, { env });
+  const run = await readGit([...args, "--get-regexp", keys], cwd, env);
   if (run.code !== 0) return [];
   const fields = run.stdout.split("\0");
   const out: { origin: string | undefined; key: string; value: string }[] = [];

@@ -42,7 +42,7 @@ export interface SearchOptions {
   onIntent?: (intent: QueryIntent) => void;
 }
 
-export type LegName = "lexical" | "forms" | "file" | "path" | "vector" | "exact" | "history";
+export type LegName = "lexical" | "forms" | "file" | "path" | "vector" | "exact";
 
 export interface SearchHit {
   path: string;
@@ -72,14 +72,11 @@ const DEFAULT_WEIGHTS: Record<LegName, number> = {
   path: 0.75,
   vector: 0.7,
   exact: 1.2,
-  history: 0.5,
 };
 const LEG_DEPTH = 200;
 const FILE_LEG_DEPTH = 50;
 /** An identifier found in more chunks than this is too common for the exact leg. */
 const EXACT_MAX_DOCUMENTS = 10;
-/** How many of the past commits most like a report vote for the files they changed (the history leg). */
-const HISTORY_VOTERS = 30;
 /** How many of the best-ranked files have their imports followed. */
 const IMPORTERS_FOLLOWED = 3;
 const DEFAULT_IMPORT_BOOST = 0.1;
@@ -312,32 +309,6 @@ function pathLeg(
   bestChunk: ReadonlyMap<string, number>,
 ): number[] {
   return representatives(context, snapshot.pathIndex().rank(query.terms, FILE_LEG_DEPTH), bestChunk);
-}
-
-/**
- * Files that the past commits most like the query changed (history.ts), for a bug report: a report reads
- * like the message of an earlier fix of the same feature, whose files its own words may not name. Each
- * of the best commits votes its BM25 score for the implementation files it changed, shared out over them
- * (÷ √files).
- */
-function historyLeg(
-  context: SearchContext,
-  snapshot: FileSnapshot,
-  query: ParsedQuery,
-  bestChunk: ReadonlyMap<string, number>,
-  maxTerms: number | undefined,
-): number[] {
-  const votes = new Map<string, number>();
-  const commits = context.lexical.bm25Commits(query.terms, {
-    limit: HISTORY_VOTERS,
-    ...(maxTerms ? { maxTerms } : {}),
-  });
-  for (const { files, score } of commits) {
-    const kept = files.filter((path) => snapshot.byPath.has(path) && snapshot.role(path) === "source");
-    for (const path of kept) votes.set(path, (votes.get(path) ?? 0) + score / Math.sqrt(kept.length));
-  }
-  const ranked = [...votes].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([path]) => path);
-  return representatives(context, ranked.slice(0, FILE_LEG_DEPTH), bestChunk);
 }
 
 /**
@@ -673,10 +644,6 @@ export async function search(
   await turn();
 
   const maxTerms = options.maxQueryTerms ? { maxTerms: options.maxQueryTerms } : {};
-  // A long report or trace: the file-role prior, the past commits and the imports of the best files
-  // serve it; a name or a path wants exactly where it occurs, whatever the kind of file.
-  const descriptive = query.terms.size >= DESCRIPTIVE_QUERY_TERMS;
-  const prose = intent.kind === "question" || intent.kind === "report" || intent.kind === "trace";
   if (weights.forms > 0 && forms.size > 0) {
     const withTheirForms = context.lexical.bm25(query.terms, { limit: depth, forms, ...maxTerms });
     lists.push({ name: "forms", weight: weights.forms, ids: withTheirForms.map((hit) => hit.id) });
@@ -708,10 +675,6 @@ export async function search(
       const ids = pathLeg(context, snapshot, query, bestChunk);
       if (ids.length > 0) lists.push({ name: "path", weight: weights.path, ids });
     }
-    if (weights.history > 0 && descriptive && (intent.kind === "report" || intent.kind === "trace")) {
-      const ids = historyLeg(context, snapshot, query, bestChunk, options.maxQueryTerms);
-      if (ids.length > 0) lists.push({ name: "history", weight: weights.history, ids });
-    }
   }
   await turn();
   const { ids: exact, named } =
@@ -728,7 +691,10 @@ export async function search(
   // a question: the same legs, the file and path legs' vote for a file going to its best-named chunk
   const namedCandidates = bestNamed && fuse(lists.map((list) => renamed(context, list, bestNamed)));
   const rows = context.lexical.chunks([...candidates, ...(namedCandidates ?? [])].map((hit) => hit.id));
-  // The prior ranks code above tests and docs for a question (unless it asks about them) and a long report.
+  // The prior ranks code above tests and docs for a question (unless it asks about them) and a long report;
+  // a name or a path wants exactly where it occurs, whatever the kind of file.
+  const descriptive = query.terms.size >= DESCRIPTIVE_QUERY_TERMS;
+  const prose = intent.kind === "question" || intent.kind === "report" || intent.kind === "trace";
   const prior = options.prior === false ? undefined : priorFor(intent, descriptive, options.prior);
   const withPrior = (ranked: readonly { id: number; score: number }[], weigh: (row: ChunkRow) => number) =>
     ranked

@@ -78,23 +78,6 @@ const CHUNK_NAMES_TABLE = `
     id INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY(id, name)) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS chunk_names_name ON chunk_names(name, id);`;
 
-/**
- * The workspace's past commits (history.ts), numbered from 1: how many terms each one's message holds and
- * the indexed files it changed (a JSON array); the messages' terms are the `commit` postings.
- */
-const COMMITS_TABLE = `
-  CREATE TABLE IF NOT EXISTS commits(id INTEGER PRIMARY KEY, length INTEGER NOT NULL, files TEXT NOT NULL);`;
-
-/** Meta key: the commit whose history the commits table was read at. */
-const HISTORY_HEAD = "historyHead";
-
-/** A past commit ready to be written: its message's terms and the indexed files it changed. */
-export interface NewCommit {
-  terms: Map<string, number>;
-  length: number;
-  files: readonly string[];
-}
-
 /** The most chunk rows (and first chunks of files) kept read between searches: ~15 MiB at most. */
 const CACHED_ROWS = 50_000;
 
@@ -122,7 +105,7 @@ interface ReadCache {
   contentVersion?: string | undefined;
   files?: FileRow[];
   pathsById?: Map<number, string>;
-  stats?: { chunks: CorpusStats; files: CorpusStats; commits: CorpusStats };
+  stats?: { chunks: CorpusStats; files: CorpusStats };
   /** Chunk rows read so far, by id (null: no such chunk); a search reads hundreds, repeated searches the same. */
   rows?: Map<number, ChunkRow | null>;
   /** Each file's first chunk read so far (null: the file has none). */
@@ -141,7 +124,7 @@ export class CorruptIndexError extends Error {
  */
 export class LexicalStore {
   private cache: ReadCache = { dataVersion: -1 };
-  private postings!: { chunk: PostingsTable; file: PostingsTable; commit: PostingsTable };
+  private postings!: { chunk: PostingsTable; file: PostingsTable };
 
   private readonly statements = new Map<string, Database.Statement>();
 
@@ -212,13 +195,8 @@ export class LexicalStore {
       CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
       CREATE INDEX IF NOT EXISTS chunks_name ON chunks(name);
       ${CHUNK_NAMES_TABLE}
-      ${COMMITS_TABLE}
     `);
-    this.postings = {
-      chunk: new PostingsTable(this.db, "chunk"),
-      file: new PostingsTable(this.db, "file"),
-      commit: new PostingsTable(this.db, "commit"),
-    };
+    this.postings = { chunk: new PostingsTable(this.db, "chunk"), file: new PostingsTable(this.db, "file") };
     if (version === undefined) this.setMeta("schema", SCHEMA_VERSION);
   }
 
@@ -415,62 +393,6 @@ export class LexicalStore {
     return compacted;
   }
 
-  /** The commit the history was read at (undefined: never read, or the workspace has none). */
-  historyHead(): string | undefined {
-    return this.getMeta(HISTORY_HEAD);
-  }
-
-  /**
-   * Replaces the past commits with those read at `head` (undefined: the workspace has no history now), in
-   * one transaction, their postings packed at once.
-   */
-  replaceHistory(head: string | undefined, commits: readonly NewCommit[]): void {
-    const insert = this.db.prepare("INSERT INTO commits(id, length, files) VALUES(?, ?, ?)");
-    this.db
-      .transaction(() => {
-        this.invalidate();
-        this.postings.commit.clear();
-        this.db.exec("DELETE FROM commits");
-        commits.forEach((commit, i) => {
-          insert.run(i + 1, commit.length, JSON.stringify(commit.files));
-          this.postings.commit.add(i + 1, commit.terms, commit.length);
-        });
-        this.postings.commit.compact();
-        if (head === undefined) this.db.prepare("DELETE FROM meta WHERE key = ?").run(HISTORY_HEAD);
-        else this.setMeta(HISTORY_HEAD, head);
-      })
-      .immediate();
-  }
-
-  /**
-   * The past commits whose messages read most like the query (BM25 with per-term weights, as `bm25`),
-   * best first, each with the indexed files it changed.
-   */
-  bm25Commits(
-    weights: ReadonlyMap<string, number>,
-    options: { limit: number; maxTerms?: number },
-  ): { files: string[]; score: number }[] {
-    const stats = this.corpusStats().commits;
-    const scored = scoreBm25(
-      this.postings.commit,
-      new Set(),
-      stats,
-      stats.documents + 1,
-      weights,
-      { maxDocumentRatio: 0.3, maxTerms: options.maxTerms ?? MAX_QUERY_TERMS, forms: new Map() },
-      options.limit,
-    );
-    if (scored.length === 0) return [];
-    const files = new Map(
-      (
-        this.sql("SELECT id, files FROM commits WHERE id IN (SELECT value FROM json_each(?))")
-          .raw()
-          .all(JSON.stringify(scored.map(({ id }) => id))) as [number, string][]
-      ).map(([id, list]) => [id, JSON.parse(list) as string[]]),
-    );
-    return scored.map(({ id, score }) => ({ files: files.get(id) ?? [], score }));
-  }
-
   /** Chunk rows by id. */
   chunks(ids: readonly number[]): Map<number, ChunkRow> {
     const cache = this.readCache();
@@ -638,8 +560,8 @@ export class LexicalStore {
     return cache.dead;
   }
 
-  /** Document counts and average lengths of the postings spaces. */
-  private corpusStats(): { chunks: CorpusStats; files: CorpusStats; commits: CorpusStats } {
+  /** Document counts and average lengths of both postings spaces. */
+  private corpusStats(): { chunks: CorpusStats; files: CorpusStats } {
     const cache = this.readCache();
     if (!cache.stats) {
       const chunks = this.db
@@ -650,13 +572,9 @@ export class LexicalStore {
           "SELECT count(*) AS n, avg(length) AS avg FROM (SELECT sum(length) AS length FROM chunks GROUP BY path)",
         )
         .get() as Aggregate;
-      const commits = this.db
-        .prepare("SELECT count(*) AS n, avg(length) AS avg FROM commits")
-        .get() as Aggregate;
       cache.stats = {
         chunks: { documents: chunks.n, averageLength: chunks.avg ?? 1 },
         files: { documents: files.n, averageLength: files.avg ?? 1 },
-        commits: { documents: commits.n, averageLength: commits.avg || 1 },
       };
     }
     return cache.stats;

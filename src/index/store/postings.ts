@@ -22,7 +22,7 @@ export class PostingsTable {
 
   constructor(
     private readonly db: Database.Database,
-    readonly name: "chunk" | "file" | "commit",
+    readonly name: "chunk" | "file",
   ) {
     db.exec(`
       CREATE TABLE IF NOT EXISTS ${name}_segment(term TEXT PRIMARY KEY, df INTEGER NOT NULL, data BLOB NOT NULL) WITHOUT ROWID;
@@ -53,12 +53,6 @@ export class PostingsTable {
   /** Adds one document's terms (document ids only grow: a changed document gets a new id). */
   add(doc: number, terms: ReadonlyMap<string, number>, length: number): void {
     for (const [term, tf] of terms) this.sql.insert.run(term, doc, tf, length);
-  }
-
-  /** Removes every document at once, in the caller's transaction. */
-  clear(): void {
-    this.db.exec(`DELETE FROM ${this.name}_segment; DELETE FROM ${this.name}_delta; DELETE FROM ${this.name}_dead;
-      DELETE FROM meta WHERE key IN ('${this.name}_postings', '${this.name}_maxDoc');`);
   }
 
   /** Removes documents: their delta rows go, and any segment postings of theirs are masked as dead. */
