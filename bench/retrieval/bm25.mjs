@@ -15,6 +15,41 @@ export const MAX_FILE_BYTES = 1024 * 1024;
 const BINARY_SNIFF_BYTES = 8000;
 const WORD = /[\p{L}\p{N}_]+/gu;
 
+/** Test code, whatever the repository: a test directory, or a test module by its name. */
+const TEST_DIR = new Set(["test", "tests", "testing"]);
+/** @param {string} path */
+export function isTestPath(path) {
+  const parts = path.split("/");
+  const base = parts[parts.length - 1] ?? "";
+  return (
+    parts.slice(0, -1).some((d) => TEST_DIR.has(d)) ||
+    /^test_.*\.pyi?$/.test(base) ||
+    /_tests?\.pyi?$/.test(base) ||
+    base === "conftest.py"
+  );
+}
+
+/** Extensions of programming languages, for the code-files baseline. */
+const CODE_EXTENSION = /\.(?:pyi?|pyx|[cm]?[jt]sx?|go|rs|java|kt|scala|c|h|cc|cpp|hpp|cs|rb|php|swift)$/;
+/** Documentation and example folders. */
+const DOC_DIR = new Set(["doc", "docs", "example", "examples"]);
+
+/**
+ * A code file, as a baseline that knows no more than file names would keep it: a programming language's
+ * extension, outside test code and documentation or example folders.
+ * @param {string} path
+ */
+export function isCodeFile(path) {
+  return (
+    CODE_EXTENSION.test(path) &&
+    !isTestPath(path) &&
+    !path
+      .split("/")
+      .slice(0, -1)
+      .some((d) => DOC_DIR.has(d))
+  );
+}
+
 /**
  * Lower-cased words, split on every non-word character.
  * @param {string} text

@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { mirrorOf } from "../lib/checkout.mjs";
 import { firstParentLog } from "../lib/history.mjs";
 import { runChecked } from "../lib/proc.mjs";
+import { isTestPath } from "./bm25.mjs";
 
 const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const MAX_SOURCE_FILES = 3;
@@ -90,20 +91,6 @@ const USAGE = `usage: node bench/retrieval/fragments.mjs [options]
 function usage(msg) {
   process.stderr.write(`fragments: ${msg}\n${USAGE}`);
   process.exit(2);
-}
-
-/** Test code, whatever the repository: a test directory, or a test module by its name. */
-const TEST_DIR = new Set(["test", "tests", "testing"]);
-/** @param {string} path */
-function isTestPath(path) {
-  const parts = path.split("/");
-  const base = parts[parts.length - 1] ?? "";
-  return (
-    parts.slice(0, -1).some((d) => TEST_DIR.has(d)) ||
-    /^test_.*\.pyi?$/.test(base) ||
-    /_tests?\.pyi?$/.test(base) ||
-    base === "conftest.py"
-  );
 }
 
 /**

@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { checkout, ensureClone, mirrorOf, trackedFiles } from "../lib/checkout.mjs";
 import { fmtMs, runChecked, runShell } from "../lib/proc.mjs";
 import { parseSearchJson, positiveInt, preflightUmbra, readJsonl, readRows } from "../lib/umbra-cli.mjs";
-import { Bm25Corpus } from "./bm25.mjs";
+import { Bm25Corpus, isCodeFile } from "./bm25.mjs";
 import { aggregate, foldToFiles, goldRanks, markdownTable, percentile } from "./metrics.mjs";
 
 const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -72,11 +72,15 @@ const USAGE = `usage: node bench/retrieval/run.mjs [options]
  * @property {number} docs files in the BM25 corpus
  * @property {{checkoutMs: number, bm25StatsMs: number, bm25QueryMs: number, indexMs?: number, searchMs?: number, firstIndexOfRepo?: boolean}} timings
  * @property {SystemResult} [bm25]
+ * @property {SystemResult} [bm25code] the same BM25 over code files only (isCodeFile)
  * @property {SystemResult} [umbra]
  * @property {string} at ISO time of the record
  */
 
-/** @typedef {"bm25" | "umbra"} SystemName */
+/** @typedef {"bm25" | "bm25code" | "umbra"} SystemName */
+
+/** @type {Record<SystemName, string>} */
+const SYSTEM_LABELS = { bm25: "BM25 (whole files)", bm25code: "BM25 (code files)", umbra: "umbra" };
 
 /**
  * @typedef {object} Options
@@ -227,7 +231,7 @@ async function loadResults(file) {
 function isDone(rec, opts) {
   if (!rec) return false;
   if (rec.skipped) return true;
-  if (!rec.bm25) return false;
+  if (!rec.bm25 || !rec.bm25code) return false;
   return !opts.useUmbra || (rec.umbra !== undefined && rec.umbra.error === undefined);
 }
 
@@ -340,6 +344,11 @@ async function runTask(opts, task, corpus, firstOfRepo) {
   const ranked = corpus.rank(docs, task.problem_statement).map((d) => d.path);
   timings.bm25QueryMs = Math.round(performance.now() - t2);
   rec.bm25 = systemResult(ranked, gold);
+  const code = docs.filter((doc) => isCodeFile(doc.path));
+  rec.bm25code = systemResult(
+    corpus.rank(code, task.problem_statement).map((d) => d.path),
+    gold,
+  );
 
   if (opts.useUmbra) {
     timings.firstIndexOfRepo = firstOfRepo;
@@ -363,7 +372,7 @@ function summarize(opts, tasks, records, run) {
   const scored = recs.filter((r) => !r.skipped);
   const skipped = recs.filter((r) => r.skipped);
   /** @type {SystemName[]} */
-  const systems = ["bm25", "umbra"];
+  const systems = ["bm25", "bm25code", "umbra"];
   const present = systems.filter((s) => scored.some((r) => r[s] !== undefined));
   const repos = [...new Set(tasks.map((t) => t.repo))].sort();
   const scopes = [{ name: "all", filter: (/** @type {TaskRecord} */ _r) => true }].concat(
@@ -420,7 +429,13 @@ function summarize(opts, tasks, records, run) {
       tasksFile: opts.tasksFile,
       umbra: opts.useUmbra ? opts.umbraCmd : null,
       searchLimit: opts.limit,
-      bm25: { k1: 1.2, b: 0.75, tokenizer: "lower-cased [\\p{L}\\p{N}_]+ words", documents: "whole files" },
+      bm25: {
+        k1: 1.2,
+        b: 0.75,
+        tokenizer: "lower-cased [\\p{L}\\p{N}_]+ words",
+        documents:
+          "whole files; bm25code: code files only (a language's extension, outside test, doc and example folders)",
+      },
     },
     tasks: { selected: tasks.length, recorded: recs.length, scored: scored.length, skipped: skipped.length },
     metrics,
@@ -441,6 +456,7 @@ function summarize(opts, tasks, records, run) {
       repo: r.repo,
       gold: r.gold,
       bm25: r.bm25 ? { ranks: r.bm25.ranks, top5: r.bm25.top.slice(0, 5) } : undefined,
+      bm25code: r.bm25code ? { ranks: r.bm25code.ranks, top5: r.bm25code.top.slice(0, 5) } : undefined,
       umbra: r.umbra
         ? {
             ranks: r.umbra.ranks,
@@ -460,7 +476,7 @@ function summarize(opts, tasks, records, run) {
       if (!m || m.n === 0) continue;
       rows.push([
         scope.name,
-        s === "bm25" ? "BM25 (whole files)" : "umbra",
+        SYSTEM_LABELS[s],
         String(m.n) + (m.errors ? ` (${m.errors} err)` : ""),
         f3(m.acc1),
         f3(m.acc5),
@@ -588,7 +604,7 @@ async function main() {
       else {
         const fmt = (/** @type {(number | null)[] | undefined} */ r) =>
           r ? `[${r.map((x) => x ?? "-").join(",")}]` : "";
-        parts.push(`ranks bm25 ${fmt(rec.bm25?.ranks)}`);
+        parts.push(`ranks bm25 ${fmt(rec.bm25?.ranks)}  code ${fmt(rec.bm25code?.ranks)}`);
         if (rec.umbra) parts.push(`umbra ${rec.umbra.error ? "ERROR" : fmt(rec.umbra.ranks)}`);
       }
       parts.push(`elapsed ${fmtMs(performance.now() - started)}`);

@@ -2,7 +2,7 @@
 // @ts-check
 /** Checks of the benchmark's own arithmetic: `node bench/retrieval/selftest.mjs`. */
 import assert from "node:assert/strict";
-import { Bm25Corpus, tokenize } from "./bm25.mjs";
+import { Bm25Corpus, isCodeFile, tokenize } from "./bm25.mjs";
 import { aggregate, foldToFiles, goldRanks, percentile, scoreTask } from "./metrics.mjs";
 import { openingPost } from "./reports.mjs";
 
@@ -21,6 +21,18 @@ assert.deepEqual(
 );
 assert.ok((ranked[0]?.score ?? 0) > (ranked[1]?.score ?? 0));
 assert.deepEqual(corpus.rank(docs, "zzz qqq"), []);
+
+for (const path of ["django/db/models/query.py", "src/index.ts", "lib/app.go", "pkg/testing.py"])
+  assert.ok(isCodeFile(path), path);
+for (const path of [
+  "tests/test_query.py",
+  "pkg/test_app.py",
+  "conftest.py",
+  "docs/conf.py",
+  "README.md",
+  "setup.cfg",
+])
+  assert.ok(!isCodeFile(path), path);
 
 assert.deepEqual(foldToFiles([{ path: "./x.py" }, { path: "y.py" }, { path: "x.py" }, { path: "z.py" }]), [
   "x.py",
