@@ -7,7 +7,7 @@ import type { Embedder } from "../embed/index.js";
 import { type ChunkRow, type FileRow, type LexicalStore, symbolName } from "../store/lexical.js";
 import type { VectorStore } from "../store/vectors.js";
 import { codeTokens } from "../tokenize.js";
-import { keepFileScores, liftByFile } from "./focus.js";
+import { keepFileScores, liftByFile, supportByFile } from "./focus.js";
 import { memberAccesses, phraseForms, wordForms } from "./forms.js";
 import { type RankedList, reciprocalRankFusion } from "./fusion.js";
 import { HitAssembler, PER_FILE_IN_TOP } from "./hits.js";
@@ -38,6 +38,12 @@ export interface SearchOptions {
    * Default 0.1.
    */
   importBoost?: number;
+  /**
+   * For a descriptive report or trace, a file's best chunk gains this share of the scores of its next
+   * chunks in the ranking (see supportByFile): a file several of whose chunks match outranks one with a
+   * single match as strong. Default 0.5; 0 turns it off.
+   */
+  fileSupport?: number;
   /** Told what kind of query this is (a question, a report, an identifier, …: see QueryIntent). */
   onIntent?: (intent: QueryIntent) => void;
 }
@@ -80,6 +86,14 @@ const EXACT_MAX_DOCUMENTS = 10;
 /** How many of the best-ranked files have their imports followed. */
 const IMPORTERS_FOLLOWED = 3;
 const DEFAULT_IMPORT_BOOST = 0.1;
+/**
+ * A report's file: how much of its next chunks' scores its best chunk gains, and how many of them count
+ * (see supportByFile). Measured in process on the tuning sets (bench/retrieval/ablation.mjs, BENCHMARKS.md):
+ * Acc@5 on the development issues 0.813 → 0.822, pip + pylint 0.815 → 0.833, sympy half A 0.796 at both
+ * (Acc@1 0.463 → 0.500); 0.25 / 1 gave 0.822 / 0.813 on the development issues, one chunk or four 0.813.
+ */
+const DEFAULT_FILE_SUPPORT = 0.5;
+const SUPPORTING_CHUNKS = 2;
 /** Reports and traces with at least this many distinct terms are descriptive: the file-role prior applies. */
 const DESCRIPTIVE_QUERY_TERMS = 6;
 /** The most chunks a query jumps to (the lines of a range, the definitions of a name, a trace's frames). */
@@ -739,12 +753,19 @@ export async function search(
           QUESTION_FILE_LIFT,
         )
       : prioritised;
+  // A report or a trace: a file's other matching chunks are evidence for it too (a question has its own
+  // reshaping by file, above). The import boost then follows the files in the order this gives them.
+  const support = options.fileSupport ?? DEFAULT_FILE_SUPPORT;
+  const supported =
+    descriptive && prose && !nameScore && support > 0
+      ? supportByFile(fused, pathOf, support, SUPPORTING_CHUNKS)
+      : fused;
   // Following imports serves bug reports (they name the entry point; the fix is often one step down);
   // a short query wants the places that hold its words.
   const boosted =
     descriptive && prose
-      ? await boostImported(context, fused, rows, snapshot, options.importBoost ?? DEFAULT_IMPORT_BOOST)
-      : fused;
+      ? await boostImported(context, supported, rows, snapshot, options.importBoost ?? DEFAULT_IMPORT_BOOST)
+      : supported;
   // a path, a line, a name or a trace resolves like a jump: what it names first (a trace: its frames,
   // innermost first), the other legs after
   const jump =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { keepFileScores, liftByFile, type Scored } from "../../../src/index/search/focus.js";
+import { keepFileScores, liftByFile, type Scored, supportByFile } from "../../../src/index/search/focus.js";
 
 /** Chunk ids 1x are in a.py, 2x in b.py, 3x in c.py. */
 const pathOf = (id: number) => ({ 1: "a.py", 2: "b.py", 3: "c.py" })[Math.floor(id / 10)];
@@ -46,5 +46,39 @@ describe("liftByFile", () => {
     expect(lifted.map((hit) => hit.id)).toEqual([10, 11, 20, 30]);
     expect(firstFiles(lifted)).toEqual(firstFiles(ranked));
     expect(liftByFile(ranked, pathOf, 0)).toEqual(ranked);
+  });
+});
+
+describe("supportByFile", () => {
+  const ranked = [
+    { id: 20, score: 1 },
+    { id: 10, score: 0.9 },
+    { id: 11, score: 0.5 },
+    { id: 12, score: 0.4 },
+    { id: 13, score: 0.3 },
+    { id: 30, score: 0.2 },
+  ];
+
+  it("puts a file with several matching chunks before one with a single stronger match", () => {
+    const supported = supportByFile(ranked, pathOf, 0.5, 2);
+    expect(firstFiles(supported)).toEqual(["a.py", "b.py", "c.py"]);
+    // a.py's first chunk gains half of its next two (0.5 + 0.4); its fourth chunk does not count
+    expect(supported[0]).toEqual({ id: 10, score: 0.9 + 0.5 * 0.9 });
+    // within a file the order stays, and only a file's first chunk moves
+    expect(supported.filter((hit) => pathOf(hit.id) === "a.py").map((hit) => hit.id)).toEqual([
+      10, 11, 12, 13,
+    ]);
+    expect(supported.find((hit) => hit.id === 11)?.score).toBe(0.5);
+  });
+
+  it("moves nothing with a share of 0, no following chunks counted, or one chunk a file", () => {
+    expect(supportByFile(ranked, pathOf, 0, 2)).toEqual(ranked);
+    expect(supportByFile(ranked, pathOf, 0.5, 0)).toEqual(ranked);
+    const single = [
+      { id: 10, score: 1 },
+      { id: 20, score: 0.5 },
+      { id: 30, score: 0.25 },
+    ];
+    expect(supportByFile(single, pathOf, 1, 2)).toEqual(single);
   });
 });

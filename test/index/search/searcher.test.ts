@@ -77,6 +77,28 @@ describe("search legs", () => {
     expect(boosted[0]).toBe("pkg/render/table.py");
     expect(boosted.indexOf("pkg/render/cells.py")).toBeLessThan(plain.indexOf("pkg/render/cells.py"));
   });
+
+  it("puts a file several of whose functions match a report before one with a single stronger match (file support)", async () => {
+    await put({
+      ...fillers(12),
+      // one function that holds two of the report's words
+      "pkg/render/single.py": pythonFunction("ledger_currency", "ledger_currency", 6),
+      // three functions, each holding one of them
+      "pkg/render/several.py": ["ledger", "currency", "rounding"]
+        .map((word) => pythonFunction(`${word}_of`, word, 24))
+        .join("\n\n"),
+    });
+    const report =
+      "Wrong ledger total in the table\n\nThe ledger total is rendered with the wrong currency and rounding.\nExpected 10.00 EUR, got 9.999 USD instead.";
+    // chunk BM25 alone, so that only how a file's chunks add up decides
+    const legs = { weights: { file: 0, path: 0, vector: 0, exact: 0 }, importBoost: 0 };
+    const supported = await rankedFiles(report, legs);
+    const alone = await rankedFiles(report, { ...legs, fileSupport: 0 });
+    expect(alone.indexOf("pkg/render/single.py")).toBeLessThan(alone.indexOf("pkg/render/several.py"));
+    expect(supported.indexOf("pkg/render/several.py")).toBeLessThan(
+      supported.indexOf("pkg/render/single.py"),
+    );
+  });
 });
 
 /** A Python function of `lines` statements that each use `word`. */
