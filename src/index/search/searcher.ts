@@ -757,7 +757,7 @@ export async function search(
   // reshaping by file, above). The import boost then follows the files in the order this gives them.
   const support = options.fileSupport ?? DEFAULT_FILE_SUPPORT;
   const supported =
-    descriptive && prose && !nameScore && support > 0
+    descriptive && (intent.kind === "report" || intent.kind === "trace") && support > 0
       ? supportByFile(fused, pathOf, support, SUPPORTING_CHUNKS)
       : fused;
   // Following imports serves bug reports (they name the entry point; the fix is often one step down);
