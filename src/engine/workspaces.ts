@@ -9,7 +9,7 @@ import { privateDir } from "../config/private.js";
 import { NotIndexedError } from "../index/embedders.js";
 import { type IndexProgress, indexWorkspace } from "../index/indexer.js";
 import { type OpenedIndex, openIndex } from "../index/open.js";
-import { warmSearch } from "../index/search/searcher.js";
+import { warmSearch } from "../index/search/snapshot.js";
 import { watchWorkspace } from "../index/watcher.js";
 import { branchLauncher } from "../lsp/branch-launcher.js";
 import { LspHost } from "../lsp/index.js";

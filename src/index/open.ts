@@ -5,7 +5,7 @@ import { resolveRoot } from "../workspace/root.js";
 import type { Embedder } from "./embed/index.js";
 import { NotIndexedError, openEmbedder } from "./embedders.js";
 import { indexLayout } from "./layout.js";
-import type { SearchContext } from "./search/searcher.js";
+import type { SearchContext } from "./search/context.js";
 import { LexicalStore } from "./store/lexical.js";
 import { VectorStore } from "./store/vectors.js";
 

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { UmbraConfig } from "../../config/config.js";
-import type { SearchContext } from "../../index/search/searcher.js";
+import type { SearchContext } from "../../index/search/context.js";
 import type { LspHost } from "../../lsp/index.js";
 import type { Approver, WorkspaceSandbox } from "../../sandbox/index.js";
 import type { Branch, BranchFiles } from "../../shadow/index.js";

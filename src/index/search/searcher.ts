@@ -3,20 +3,20 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { sha256Hex } from "../../workspace/hash.js";
 import { umbraIgnoreMatcher } from "../../workspace/ignore-rules.js";
-import type { Embedder } from "../embed/index.js";
-import { type ChunkRow, type FileRow, type LexicalStore, symbolName } from "../store/lexical.js";
-import type { VectorStore } from "../store/vectors.js";
-import { codeTokens } from "../tokenize.js";
+import type { ChunkRow, FileRow } from "../store/lexical.js";
+import type { SearchContext } from "./context.js";
 import { keepFileScores, liftByFile, supportByFile } from "./focus.js";
 import { memberAccesses, phraseForms, wordForms } from "./forms.js";
 import { type RankedList, reciprocalRankFusion } from "./fusion.js";
 import { HitAssembler, PER_FILE_IN_TOP } from "./hits.js";
-import { ImportResolver } from "./imports.js";
+import { boostImported } from "./import-boost.js";
 import { classifyQuery, type QueryIntent } from "./intent.js";
-import { bareShapes, chunkNameFit, framingChunks, nameFit } from "./names.js";
-import { PathIndex } from "./paths.js";
+import { jumpFirst, jumpTargets, MAX_JUMP } from "./jump.js";
+import { bestChunkOfFiles, exactLeg, fileLeg, pathLeg, renamed, vectorLeg } from "./legs.js";
+import { chunkNameFit, framingChunks, nameFit } from "./names.js";
 import { isStopWord, type ParsedQuery, parseQuery } from "./query.js";
-import { type FileRole, fileRole, priorFor } from "./roles.js";
+import { type FileRole, priorFor } from "./roles.js";
+import { snapshotOf } from "./snapshot.js";
 import { codeNames } from "./thesaurus.js";
 
 export interface SearchOptions {
@@ -80,11 +80,6 @@ const DEFAULT_WEIGHTS: Record<LegName, number> = {
   exact: 1.2,
 };
 const LEG_DEPTH = 200;
-const FILE_LEG_DEPTH = 50;
-/** An identifier found in more chunks than this is too common for the exact leg. */
-const EXACT_MAX_DOCUMENTS = 10;
-/** How many of the best-ranked files have their imports followed. */
-const IMPORTERS_FOLLOWED = 3;
 const DEFAULT_IMPORT_BOOST = 0.1;
 /**
  * A report's file: how much of its next chunks' scores its best chunk gains, and how many of them count
@@ -96,10 +91,6 @@ const DEFAULT_FILE_SUPPORT = 0.5;
 const SUPPORTING_CHUNKS = 2;
 /** Reports and traces with at least this many distinct terms are descriptive: the file-role prior applies. */
 const DESCRIPTIVE_QUERY_TERMS = 6;
-/** The most chunks a query jumps to (the lines of a range, the definitions of a name, a trace's frames). */
-const MAX_JUMP = 10;
-/** Chunks read for the definitions of a name, before the best few are kept. */
-const DEFINITIONS_READ = 100;
 /**
  * For a question: how much a chunk whose name says what the query says (see names.ts; 0–1) gains
  * when a file's chunk is chosen to stand for it in the file and path legs, when a file's chunks are
@@ -135,364 +126,6 @@ const QUESTION_SHAPE_WEIGHT = 0.3;
 /** A member a question names as code does (`c.json`) weighs as an identifier of code. */
 const MEMBER_WEIGHT = 3;
 
-/** Stores a search reads; opened by the caller for the lifetime of one or many searches. */
-export interface SearchContext {
-  root: string;
-  lexical: LexicalStore;
-  vectors: VectorStore | undefined;
-  embedder: Embedder | undefined;
-}
-
-/**
- * What searches derive from one snapshot of the indexed files, built on first use. The lexical store hands
- * out the same array until the index changes, so a long-lived process (watch, agent) builds each once per
- * index version instead of once per search.
- */
-class FileSnapshot {
-  readonly byPath: ReadonlyMap<string, FileRow>;
-  readonly byName: ReadonlyMap<string, readonly FileRow[]>;
-  /** Imports already read, by path and content hash. */
-  readonly importsRead = new Map<string, string[]>();
-  /** Each file's bare shapes (see bareShapes), read once per snapshot for the files a search asks about. */
-  private readonly shapes = new Map<string, ReadonlySet<string>>();
-  private paths?: PathIndex;
-  private imports?: ImportResolver;
-  /** Each path's role, judged once: a search weighs hundreds of candidates by it. */
-  private readonly roles = new Map<string, FileRole>();
-
-  constructor(readonly files: readonly FileRow[]) {
-    this.byPath = new Map(files.map((file) => [file.path, file]));
-    this.byName = filesByName(files);
-  }
-
-  /**
-   * Takes over what an earlier snapshot derived and still holds here: with the same paths (an edit changes
-   * contents, not names), its path index, import resolver and roles; the imports it read of files whose
-   * contents are the same.
-   */
-  inherit(earlier: FileSnapshot): void {
-    const same =
-      earlier.files.length === this.files.length &&
-      earlier.files.every((file, i) => file.path === this.files[i]?.path);
-    if (same) {
-      this.paths ??= earlier.paths;
-      this.imports ??= earlier.imports;
-      for (const [path, role] of earlier.roles) this.roles.set(path, role);
-    }
-    for (const [key, imports] of earlier.importsRead) {
-      const path = key.slice(0, key.indexOf("\0"));
-      if (key === `${path}\0${this.byPath.get(path)?.hash}`) this.importsRead.set(key, imports);
-    }
-  }
-
-  /** The bare shapes of each of `paths` (read with one query for those not read before). */
-  bareShapes(lexical: LexicalStore, paths: Iterable<string>): ReadonlyMap<string, ReadonlySet<string>> {
-    const unread = [...new Set(paths)].filter((path) => !this.shapes.has(path));
-    if (unread.length > 0) {
-      const byFile = new Map<string, ChunkRow[]>(unread.map((path) => [path, []]));
-      for (const row of lexical.chunksOfPaths(unread)) byFile.get(row.path)?.push(row);
-      for (const [path, chunks] of byFile) this.shapes.set(path, bareShapes(chunks));
-    }
-    return this.shapes;
-  }
-
-  pathIndex(): PathIndex {
-    this.paths ??= new PathIndex(this.files.map((file) => file.path));
-    return this.paths;
-  }
-
-  role(path: string): FileRole {
-    let role = this.roles.get(path);
-    if (!role) {
-      role = fileRole(path);
-      this.roles.set(path, role);
-    }
-    return role;
-  }
-
-  importResolver(): ImportResolver {
-    this.imports ??= new ImportResolver(this.files.map((file) => file.path));
-    return this.imports;
-  }
-}
-
-/**
- * Each store's snapshot of its files as last read: renewed when the store hands out another file list,
- * and kept for the index that replaces the store (warmSearch).
- */
-const snapshots = new WeakMap<LexicalStore, FileSnapshot>();
-
-function snapshotOf(lexical: LexicalStore): FileSnapshot {
-  const files = lexical.files();
-  let snapshot = snapshots.get(lexical);
-  if (snapshot?.files !== files) {
-    snapshot = new FileSnapshot(files);
-    snapshots.set(lexical, snapshot);
-  }
-  return snapshot;
-}
-
-/**
- * Makes an index ready to answer at once: reads what every search reads and builds what searches derive
- * from its files, taking over from `earlier` (the index it replaces) what is still the same. A long-lived
- * process calls it when it opens an index, before the first search would pay for it.
- */
-export function warmSearch(context: SearchContext, earlier?: SearchContext): void {
-  context.lexical.warm();
-  const snapshot = snapshotOf(context.lexical);
-  const before = earlier && snapshots.get(earlier.lexical);
-  if (before && before !== snapshot) snapshot.inherit(before);
-  snapshot.pathIndex();
-  snapshot.importResolver();
-}
-
-/**
- * Each file's best chunk in the chunk-level ranking (best first): the first of the file, or, given `weigh`
- * (≥ 1), the one whose score × weigh(chunk) is highest.
- */
-function bestChunkOfFiles(
-  context: SearchContext,
-  hits: readonly { id: number; score: number }[],
-  weigh?: (row: ChunkRow) => number,
-): Map<string, number> {
-  const rows = context.lexical.chunks(hits.map((hit) => hit.id));
-  const best = new Map<string, { id: number; score: number }>();
-  for (const { id, score } of hits) {
-    const row = rows.get(id);
-    const known = row && best.get(row.path);
-    if (!row || (known && !weigh)) continue;
-    const fitted = weigh ? score * weigh(row) : score;
-    if (!known || fitted > known.score) best.set(row.path, { id, score: fitted });
-  }
-  return new Map([...best].map(([path, { id }]) => [path, id]));
-}
-
-/**
- * A ranking of files as a ranking of chunks: each file represented by its best chunk in the chunk-level
- * ranking (or its first chunk when no chunk of it ranked).
- */
-function representatives(
-  context: SearchContext,
-  paths: readonly string[],
-  bestChunk: ReadonlyMap<string, number>,
-): number[] {
-  const first = new Map(
-    context.lexical
-      .firstChunks(paths.filter((path) => !bestChunk.has(path)))
-      .map((row) => [row.path, row.id]),
-  );
-  return paths
-    .map((path) => bestChunk.get(path) ?? first.get(path))
-    .filter((id): id is number => id !== undefined);
-}
-
-/** The file and path legs' lists with each file's chunk replaced by the one `chosen` for it; other legs as they are. */
-function renamed(context: SearchContext, list: RankedList, chosen: ReadonlyMap<string, number>): RankedList {
-  if (list.name !== "file" && list.name !== "path") return list;
-  const rows = context.lexical.chunks(list.ids);
-  const ids = list.ids.map((id) => {
-    const path = rows.get(id)?.path;
-    return (path === undefined ? undefined : chosen.get(path)) ?? id;
-  });
-  return { ...list, ids };
-}
-
-/** Whole-file BM25: files ranked by all the evidence they hold. */
-function fileLeg(
-  context: SearchContext,
-  query: ParsedQuery,
-  bestChunk: ReadonlyMap<string, number>,
-  maxTerms: number | undefined,
-): number[] {
-  const files = context.lexical.bm25Files(query.terms, {
-    limit: FILE_LEG_DEPTH,
-    ...(maxTerms ? { maxTerms } : {}),
-  });
-  return representatives(
-    context,
-    files.map((file) => file.path),
-    bestChunk,
-  );
-}
-
-/** Files whose paths name what the query names (see PathIndex). */
-function pathLeg(
-  context: SearchContext,
-  snapshot: FileSnapshot,
-  query: ParsedQuery,
-  bestChunk: ReadonlyMap<string, number>,
-): number[] {
-  return representatives(context, snapshot.pathIndex().rank(query.terms, FILE_LEG_DEPTH), bestChunk);
-}
-
-/**
- * Chunks the query names: stack-frame lines first, then definitions of the identifiers it uses, then
- * chunks holding those identifiers verbatim, then files it mentions (paths, dotted modules). `named` holds
- * the frames (stack frames, links to a line): the query points at them exactly, whatever kind of file
- * holds them. Definitions are not in it: a report's example code names test helpers and vendored code too.
- */
-function exactLeg(
-  context: SearchContext,
-  query: ParsedQuery,
-  intent: QueryIntent,
-  files: ReadonlyMap<string, readonly FileRow[]>,
-): { ids: number[]; named: Set<number> } {
-  const ranked: number[] = [];
-  const seen = new Set<number>();
-  const push = (ids: Iterable<number>) => {
-    for (const id of ids) {
-      if (!seen.has(id)) {
-        seen.add(id);
-        ranked.push(id);
-      }
-    }
-  };
-  const idsOf = (rows: readonly ChunkRow[]) => rows.map((row) => row.id);
-  for (const frame of query.frames) {
-    const file = matchPath(files, frame.path);
-    if (!file) continue;
-    const chunks = context.lexical.chunksOfPaths([file.path]);
-    push(
-      idsOf(
-        chunks.filter(
-          (c) => frame.line !== undefined && c.startLine <= frame.line && frame.line <= c.endLine,
-        ),
-      ),
-    );
-  }
-  const named = new Set(ranked);
-  // a report's or a trace's identifiers name the chunks of their own definitions; one that merely holds
-  // a small definition of the name among others moved the development issues' files down
-  // (bench/retrieval: Acc@5 0.813 → 0.804), so for them only a chunk's own symbol counts
-  const held = intent.kind !== "report" && intent.kind !== "trace";
-  push(idsOf(context.lexical.chunksBySymbolName(query.identifiers, 20, { held })));
-  const verbatim = query.identifiers.map((identifier) => identifier.toLowerCase());
-  push(context.lexical.chunksWithTerms(verbatim, EXACT_MAX_DOCUMENTS).slice(0, 10));
-  for (const path of query.paths) {
-    const file = matchPath(files, path);
-    if (file) push(idsOf(context.lexical.chunksOfPaths([file.path]).slice(0, 20)));
-  }
-  return { ids: ranked, named };
-}
-
-/**
- * The chunks a path, a location or an identifier names, to come first like a jump: the chunks holding the
- * lines, the file's first chunk, or the first chunk of each definition of the name (implementation code
- * first, then as `ranked` has them; those whose symbol path or file path hold the name's qualifiers when
- * any do).
- */
-function jumpTargets(
-  context: SearchContext,
-  intent: QueryIntent,
-  files: ReadonlyMap<string, readonly FileRow[]>,
-  ranked: readonly { id: number }[],
-): ChunkRow[] {
-  if (intent.target) {
-    const file = matchPath(files, intent.target.path);
-    if (!file) return [];
-    const { line, endLine = line } = intent.target;
-    if (line === undefined || endLine === undefined) return context.lexical.firstChunks([file.path]);
-    const chunks = context.lexical.chunksOfPaths([file.path]);
-    const holding = chunks.filter((c) => c.startLine <= endLine && line <= c.endLine).slice(0, MAX_JUMP);
-    // a blank line between chunks, or past the end: the chunk before it
-    const before = chunks.filter((c) => c.startLine <= line).at(-1) ?? chunks[0];
-    return holding.length > 0 ? holding : before ? [before] : [];
-  }
-  if (!intent.name) return [];
-  const { name, qualifiers } = intent.name;
-  // each definition of the name (a chunk's symbol, or one of the definitions a chunk holds) by its first chunk
-  const first = new Map<string, { row: ChunkRow; symbol: string }>();
-  for (const row of context.lexical.chunksBySymbolName([name], DEFINITIONS_READ)) {
-    const symbol =
-      [row.symbol, ...row.defines, ...row.declares].find((path) => symbolName(path) === name) ?? row.symbol;
-    const key = `${row.path}\0${symbol}`;
-    const known = first.get(key);
-    if (!known || row.startLine < known.row.startLine) first.set(key, { row, symbol });
-  }
-  const qualified = ({ row, symbol }: { row: ChunkRow; symbol: string }) =>
-    qualifiers.every(
-      (q) => symbol.split(" > ").includes(q) || codeTokens(row.path).includes(q.toLowerCase()),
-    );
-  const all = [...first.values()];
-  const definitions = (all.some(qualified) ? all.filter(qualified) : all).map(({ row }) => row);
-  const order = (row: ChunkRow) => (fileRole(row.path) === "source" ? 0 : 1);
-  const rank = new Map(ranked.map((hit, i) => [hit.id, i]));
-  return definitions
-    .sort(
-      (a, b) =>
-        order(a) - order(b) ||
-        (rank.get(a.id) ?? Number.MAX_SAFE_INTEGER) - (rank.get(b.id) ?? Number.MAX_SAFE_INTEGER) ||
-        a.id - b.id,
-    )
-    .slice(0, MAX_JUMP);
-}
-
-/** `jump` first, scored above the best of `ranked`, then the rest of `ranked`. */
-function jumpFirst(
-  jump: readonly ChunkRow[],
-  ranked: readonly { id: number; score: number }[],
-): readonly { id: number; score: number }[] {
-  if (jump.length === 0) return ranked;
-  const top = ranked[0]?.score || 1;
-  const ids = new Set(jump.map((row) => row.id));
-  return [
-    ...jump.map((row, i) => ({ id: row.id, score: top * (1 + (jump.length - i) / jump.length) })),
-    ...ranked.filter((hit) => !ids.has(hit.id)),
-  ];
-}
-
-/**
- * Chunks nearest to the query's vector that are still indexed (chunk ids are never reused: a vector row
- * left by a file no longer indexed names no chunk); undefined when there is no vector leg.
- */
-async function vectorLeg(
-  context: SearchContext,
-  query: ParsedQuery,
-  depth: number,
-): Promise<number[] | undefined> {
-  if (!context.vectors || !context.embedder) return undefined;
-  const [vector] = await context.embedder.embed([query.cleaned]);
-  if (!vector?.some((x) => x !== 0)) return undefined;
-  const ids = (await context.vectors.search(vector, depth)).map((hit) => hit.id);
-  const indexed = context.lexical.chunks(ids);
-  return ids.filter((id) => indexed.has(id));
-}
-
-/** Indexed files by base name, for resolving paths a query mentions. */
-export function filesByName(files: readonly FileRow[]): Map<string, FileRow[]> {
-  const byName = new Map<string, FileRow[]>();
-  for (const file of files) {
-    const name = file.path.slice(file.path.lastIndexOf("/") + 1);
-    const list = byName.get(name);
-    if (list) list.push(file);
-    else byName.set(name, [file]);
-  }
-  return byName;
-}
-
-/**
- * The indexed file a mentioned path refers to: exact, by suffix (either way round), or as a module path
- * (`a/b` → `a/b.py`, `a/b/__init__.py`, …); the shortest match wins.
- */
-export function matchPath(
-  byName: ReadonlyMap<string, readonly FileRow[]>,
-  mentioned: string,
-): FileRow | undefined {
-  const clean = mentioned.replace(/^\/+/, "");
-  const candidates = /\.[A-Za-z0-9]+$/.test(clean)
-    ? [clean]
-    : [`${clean}.py`, `${clean}/__init__.py`, `${clean}.ts`, `${clean}.js`, `${clean}.go`, `${clean}.rs`];
-  let best: FileRow | undefined;
-  for (const candidate of candidates) {
-    for (const file of byName.get(candidate.slice(candidate.lastIndexOf("/") + 1)) ?? []) {
-      const matches =
-        file.path === candidate || file.path.endsWith(`/${candidate}`) || candidate.endsWith(`/${file.path}`);
-      if (matches && (!best || file.path.length < best.path.length)) best = file;
-    }
-  }
-  return best;
-}
-
 async function isStale(root: string, file: FileRow): Promise<boolean> {
   try {
     const info = await stat(join(root, file.path));
@@ -502,56 +135,6 @@ async function isStale(root: string, file: FileRow): Promise<boolean> {
   } catch {
     return true;
   }
-}
-
-/** The indexed files that `file` imports, read from disk once per file version (a search reads the same few files again). */
-async function importsOf(
-  context: SearchContext,
-  snapshot: FileSnapshot,
-  file: FileRow,
-  language: string,
-): Promise<string[]> {
-  const key = `${file.path}\0${file.hash}`;
-  const known = snapshot.importsRead.get(key);
-  if (known) return known;
-  const text = await readFile(join(context.root, file.path), "utf8").catch(() => undefined);
-  const imports = text === undefined ? [] : snapshot.importResolver().resolve(file.path, text, language);
-  snapshot.importsRead.set(key, imports);
-  return imports;
-}
-
-/**
- * Follows the imports of the best-ranked files (read from disk, as hits are): the best chunk of each file
- * they import that is already a candidate gains `boost` × the importer's score. A bug report names the
- * entry point; the code to change is often one step down.
- */
-async function boostImported(
-  context: SearchContext,
-  ranked: readonly { id: number; score: number }[],
-  rows: ReadonlyMap<number, ChunkRow>,
-  snapshot: FileSnapshot,
-  boost: number,
-): Promise<readonly { id: number; score: number }[]> {
-  if (boost <= 0) return ranked;
-  const bestOfFile = new Map<string, { id: number; score: number }>();
-  for (const hit of ranked) {
-    const path = rows.get(hit.id)?.path;
-    if (path !== undefined && !bestOfFile.has(path)) bestOfFile.set(path, hit);
-  }
-  const importers = [...bestOfFile].slice(0, IMPORTERS_FOLLOWED);
-  const gain = new Map<number, number>();
-  for (const [path, best] of importers) {
-    const file = snapshot.byPath.get(path);
-    if (!file) continue;
-    for (const imported of await importsOf(context, snapshot, file, rows.get(best.id)?.language ?? "")) {
-      const target = bestOfFile.get(imported);
-      if (target) gain.set(target.id, Math.max(gain.get(target.id) ?? 0, boost * best.score));
-    }
-  }
-  if (gain.size === 0) return ranked;
-  return ranked
-    .map(({ id, score }) => ({ id, score: score + (gain.get(id) ?? 0) }))
-    .sort((a, b) => b.score - a.score || a.id - b.id);
 }
 
 /**

@@ -4,7 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config/config.js";
 import { indexWorkspace } from "../../../src/index/indexer.js";
 import { openIndex } from "../../../src/index/open.js";
-import { type SearchOptions, search, warmSearch } from "../../../src/index/search/searcher.js";
+import { type SearchOptions, search } from "../../../src/index/search/searcher.js";
+import { warmSearch } from "../../../src/index/search/snapshot.js";
 import { cleanup, tempDir } from "../../helpers/workspace.js";
 
 let home: string;
