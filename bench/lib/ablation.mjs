@@ -8,12 +8,17 @@ import { fileURLToPath } from "node:url";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-/** The indexer, index opener, search and configuration loader of the built dist/. */
+/**
+ * The indexer, index opener, search and configuration loader of the built dist/, or of the build in
+ * $ABLATION_DIST (a scratch build of an experiment, e.g. `npx tsc -p tsconfig.build.json --outDir
+ * bench/.work/dist-x`: inside the repository, so its imports find node_modules).
+ */
 export async function loadEngine() {
-  const { indexWorkspace } = await import(join(ROOT, "dist", "index", "indexer.js"));
-  const { openIndex } = await import(join(ROOT, "dist", "index", "open.js"));
-  const { search } = await import(join(ROOT, "dist", "index", "search", "searcher.js"));
-  const { loadConfig } = await import(join(ROOT, "dist", "config", "config.js"));
+  const dist = resolve(process.env.ABLATION_DIST ?? join(ROOT, "dist"));
+  const { indexWorkspace } = await import(join(dist, "index", "indexer.js"));
+  const { openIndex } = await import(join(dist, "index", "open.js"));
+  const { search } = await import(join(dist, "index", "search", "searcher.js"));
+  const { loadConfig } = await import(join(dist, "config", "config.js"));
   return { indexWorkspace, openIndex, search, loadConfig };
 }
 

@@ -11,7 +11,8 @@
  * Uses the tasks of ../shared/eval/swebench-dev.jsonl, the working clones under bench/.work/repos (made by
  * run.mjs) and UMBRA_HOME=bench/.work/umbra-home; $ABLATION_TASKS, $ABLATION_REPOS and $UMBRA_HOME replace
  * them (two runs at once need clones of their own: each checks out the tasks' commits in place;
- * bench/semantic/README.md compares two embedders this way).
+ * bench/semantic/README.md compares two embedders this way). $ABLATION_DIST names another build to run
+ * (see bench/lib/ablation.mjs).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
