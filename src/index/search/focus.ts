@@ -13,17 +13,10 @@
  * For a report, files may move: `supportByFile` counts a file's other matching chunks as evidence for it.
  */
 
-export interface Scored {
-  id: number;
-  score: number;
-}
+import { byScore, type Scored } from "./fusion.js";
 
 /** The path of a chunk, undefined when it is unknown (such a chunk stays where it is, alone). */
 export type PathOf = (id: number) => string | undefined;
-
-function byScore(a: Scored, b: Scored): number {
-  return b.score - a.score || a.id - b.id;
-}
 
 /**
  * The chunks of `chunks` (best first), each scaled by its file's best score in `files` over its file's

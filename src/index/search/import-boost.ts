@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ChunkRow, FileRow } from "../store/lexical.js";
 import type { SearchContext } from "./context.js";
+import { byScore } from "./fusion.js";
 import type { FileSnapshot } from "./snapshot.js";
 
 /** How many of the best-ranked files have their imports followed. */
@@ -28,9 +29,8 @@ async function importsOf(
 }
 
 /**
- * Follows the imports of the best-ranked files (read from disk, as hits are): the best chunk of each file
- * they import that is already a candidate gains `boost` × the importer's score. A bug report names the
- * entry point; the code to change is often one step down.
+ * `ranked` with the best chunk of each file that one of the best-ranked files imports, when it is already
+ * a candidate, raised by `boost` × the importer's score.
  */
 export async function boostImported(
   context: SearchContext,
@@ -56,7 +56,5 @@ export async function boostImported(
     }
   }
   if (gain.size === 0) return ranked;
-  return ranked
-    .map(({ id, score }) => ({ id, score: score + (gain.get(id) ?? 0) }))
-    .sort((a, b) => b.score - a.score || a.id - b.id);
+  return ranked.map(({ id, score }) => ({ id, score: score + (gain.get(id) ?? 0) })).sort(byScore);
 }

@@ -7,7 +7,7 @@ import type { ChunkRow, FileRow } from "../store/lexical.js";
 import type { SearchContext } from "./context.js";
 import { keepFileScores, liftByFile, supportByFile } from "./focus.js";
 import { memberAccesses, phraseForms, wordForms } from "./forms.js";
-import { type RankedList, reciprocalRankFusion } from "./fusion.js";
+import { byScore, type RankedList, reciprocalRankFusion } from "./fusion.js";
 import { HitAssembler, PER_FILE_IN_TOP } from "./hits.js";
 import { boostImported } from "./import-boost.js";
 import { classifyQuery, type QueryIntent } from "./intent.js";
@@ -303,7 +303,7 @@ export async function search(
           score: score * weigh(row) * (!prior || named.has(id) ? 1 : prior[snapshot.role(row.path)]),
         };
       })
-      .sort((a, b) => b.score - a.score || a.id - b.id);
+      .sort(byScore);
   // A question asks what code does: a piece of a shape no code of its file belongs to counts less (its
   // file's other chunks are read once per snapshot, for the candidates that may be such pieces).
   const maybeShape = (row: ChunkRow) => row.symbol !== "" && row.defines.length === 0;

@@ -113,7 +113,7 @@ export function warmSearch(context: SearchContext, earlier?: SearchContext): voi
 }
 
 /** Indexed files by base name, for resolving paths a query mentions. */
-export function filesByName(files: readonly FileRow[]): Map<string, FileRow[]> {
+function filesByName(files: readonly FileRow[]): Map<string, FileRow[]> {
   const byName = new Map<string, FileRow[]>();
   for (const file of files) {
     const name = file.path.slice(file.path.lastIndexOf("/") + 1);

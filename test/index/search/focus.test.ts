@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { keepFileScores, liftByFile, type Scored, supportByFile } from "../../../src/index/search/focus.js";
+import { keepFileScores, liftByFile, supportByFile } from "../../../src/index/search/focus.js";
+import type { Scored } from "../../../src/index/search/fusion.js";
 
 /** Chunk ids 1x are in a.py, 2x in b.py, 3x in c.py. */
 const pathOf = (id: number) => ({ 1: "a.py", 2: "b.py", 3: "c.py" })[Math.floor(id / 10)];
