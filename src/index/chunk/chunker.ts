@@ -59,8 +59,9 @@ export const DEFAULT_MAX_TOKENS = 400;
  * 3: a TypeScript file whose parse has errors is parsed again with its unseparated call signatures
  * separated (reparse.ts), when that has fewer errors.
  * 4: every chunk lists the definitions that start in it (`defines`, `declares`).
+ * 5: a name given a lambda or closure is a definition in Python, Ruby, PHP, Java, C# and Rust.
  */
-export const CHUNKER_VERSION = 4;
+export const CHUNKER_VERSION = 5;
 
 /** Files larger than this are chunked by lines: a syntax tree of them would cost too much memory. */
 const MAX_PARSE_LENGTH = 4 * 1024 * 1024;

@@ -111,6 +111,74 @@ const rubyDefineMethod: NameReader = (node) => {
   return first?.type === "simple_symbol" ? [first.text.slice(1)] : undefined;
 };
 
+const PYTHON_METHOD_WRAPPERS = new Set(["staticmethod", "classmethod"]);
+
+/** Python `parse = lambda text: …`, `self.on_error = lambda e: …`, in a class `key = staticmethod(lambda …)`. */
+const pythonLambda: NameReader = (node) => {
+  let value = field(node, "right");
+  if (value?.type === "call" && PYTHON_METHOD_WRAPPERS.has(field(value, "function")?.text ?? "")) {
+    value = only(field(value, "arguments")?.namedChildren ?? []) ?? null;
+  }
+  if (value?.type !== "lambda") return undefined;
+  const left = field(node, "left");
+  if (left?.type === "identifier") return [left.text];
+  const attribute = left?.type === "attribute" ? field(left, "attribute") : null;
+  return attribute ? [attribute.text] : undefined;
+};
+
+/** Ruby `SQUARE = ->(x) { … }`, `check = lambda do … end`, `HANDLER = proc { … }`, `Proc.new { … }`. */
+const rubyLambda: NameReader = (node) => {
+  const value = field(node, "right");
+  const made =
+    value?.type === "lambda" ||
+    (value?.type === "call" &&
+      field(value, "block") !== null &&
+      (["lambda", "proc"].includes(field(value, "method")?.text ?? "") ||
+        (field(value, "receiver")?.text === "Proc" && field(value, "method")?.text === "new")));
+  const left = field(node, "left");
+  return made && (left?.type === "identifier" || left?.type === "constant") ? [left.text] : undefined;
+};
+
+/** PHP `$handler = function (…) {…};` and `$double = fn($x) => …;`: a variable given a closure. */
+const phpClosure: NameReader = (node) => {
+  const value = field(node, "right")?.type ?? "";
+  if (!["anonymous_function_creation_expression", "anonymous_function", "arrow_function"].includes(value)) {
+    return undefined;
+  }
+  const left = field(node, "left");
+  const name = left?.type === "variable_name" ? left.namedChild(0)?.text : undefined;
+  return name ? [name] : undefined;
+};
+
+/** Java `Comparator<Item> byName = (a, b) -> …;`, a field or a local: one variable given a lambda. */
+const javaLambda: NameReader = (node) => {
+  const declarator = only(node.childrenForFieldName("declarator"));
+  if (!declarator || field(declarator, "value")?.type !== "lambda_expression") return undefined;
+  const name = field(declarator, "name");
+  return name ? [name.text] : undefined;
+};
+
+/** C# `Func<int, int> Square = x => x * x;`, a field or a local: one variable given a lambda or delegate. */
+const csharpLambda: NameReader = (node) => {
+  const declaration = node.namedChildren.find((child) => child?.type === "variable_declaration");
+  const declarator = only(
+    declaration?.namedChildren.filter((child) => child?.type === "variable_declarator") ?? [],
+  );
+  const value = declarator?.namedChildren
+    .find((child) => child?.type === "equals_value_clause")
+    ?.namedChild(0);
+  if (value?.type !== "lambda_expression" && value?.type !== "anonymous_method_expression") return undefined;
+  const name = declarator?.namedChildren.find((child) => child?.type === "identifier");
+  return name ? [name.text] : undefined;
+};
+
+/** Rust `let add = |a, b| …;` and `const SQUARE: fn(i32) -> i32 = |x| …;`: a name given a closure. */
+const rustClosure: NameReader = (node) => {
+  if (field(node, "value")?.type !== "closure_expression") return undefined;
+  const name = field(node, node.type === "let_declaration" ? "pattern" : "name");
+  return name?.type === "identifier" ? [name.text] : undefined;
+};
+
 /** Rust `impl Trait for Type` / `impl Type` → the type's base name. */
 const rustImpl: NameReader = (node) => {
   const type = field(node, "type");
@@ -314,9 +382,9 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     id: "python",
     grammar: "tree-sitter-python.wasm",
     extensions: [".py", ".pyi", ".pyw"],
-    definitions: { function_definition: byName, class_definition: byName },
+    definitions: { function_definition: byName, class_definition: byName, assignment: pythonLambda },
     declarations: [],
-    wrappers: ["decorated_definition"],
+    wrappers: ["decorated_definition", "expression_statement"],
     attached: [],
   },
   {
@@ -348,6 +416,9 @@ export const LANGUAGES: readonly LanguageSpec[] = [
       impl_item: rustImpl,
       mod_item: byName,
       macro_definition: byName,
+      let_declaration: rustClosure,
+      const_item: rustClosure,
+      static_item: rustClosure,
     },
     declarations: ["struct_item", "enum_item", "union_item", "trait_item", "function_signature_item"],
     wrappers: [],
@@ -365,6 +436,8 @@ export const LANGUAGES: readonly LanguageSpec[] = [
       annotation_type_declaration: byName,
       method_declaration: byName,
       constructor_declaration: byName,
+      field_declaration: javaLambda,
+      local_variable_declaration: javaLambda,
     },
     declarations: [
       "interface_declaration",
@@ -426,6 +499,8 @@ export const LANGUAGES: readonly LanguageSpec[] = [
       destructor_declaration: byName,
       property_declaration: byName,
       local_function_statement: byName,
+      field_declaration: csharpLambda,
+      local_declaration_statement: csharpLambda,
     },
     declarations: ["interface_declaration", "enum_declaration"],
     wrappers: [],
@@ -441,6 +516,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
       class: byName,
       module: byName,
       call: rubyDefineMethod,
+      assignment: rubyLambda,
     },
     // `class << self … end` holding one method is named by it; holding several, its methods are Class > m
     declarations: [],
@@ -459,9 +535,10 @@ export const LANGUAGES: readonly LanguageSpec[] = [
       enum_declaration: byName,
       method_declaration: byName,
       namespace_definition: byNameWithBody,
+      assignment_expression: phpClosure,
     },
     declarations: ["interface_declaration", "enum_declaration"],
-    wrappers: [],
+    wrappers: ["expression_statement"],
     attached: ["attribute_list"],
   },
   {

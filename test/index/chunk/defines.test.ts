@@ -138,6 +138,103 @@ describe("what a chunk defines", () => {
     expect(chunk.declares).toEqual(["MergeOptions", "Path"]);
   });
 
+  // A name given a lambda or a closure is a function under that name, in every language; a name given
+  // any other value is not. Each file is small enough to be one chunk, so its `defines` lists them all.
+  it.each([
+    [
+      "handlers.py",
+      `import os
+
+parse_amount = lambda text: float(text)
+retries = 3
+
+
+class Form:
+    key: Callable = staticmethod(lambda item: item.name)
+    label = "form"
+
+    def __init__(self):
+        self.on_error = lambda error: print(error)
+        size = len(self.label)
+`,
+      ["parse_amount", "Form", "Form > key", "Form > __init__", "Form > __init__ > on_error"],
+    ],
+    [
+      "handlers.rb",
+      `SQUARE = ->(x) { x * x }
+LIMIT = 3
+validate = lambda do |x|
+  x > 0
+end
+
+class Form
+  HANDLER = proc { |event| event }
+  BUILDER = Proc.new { |value| value }
+  NAME = "form"
+end
+`,
+      ["SQUARE", "validate", "Form", "Form > HANDLER", "Form > BUILDER"],
+    ],
+    [
+      "handlers.php",
+      `<?php
+$handler = function ($request) {
+    return $request;
+};
+$double = fn($x) => $x * 2;
+$limit = 3;
+`,
+      ["handler", "double"],
+    ],
+    [
+      "Form.java",
+      `class Form {
+    private final Comparator<String> byName = (a, b) -> a.compareTo(b);
+    private final int limit = 3;
+
+    void submit() {
+        Runnable task = () -> run();
+        int size = 2;
+    }
+}
+`,
+      ["Form", "Form > byName", "Form > submit", "Form > submit > task"],
+    ],
+    [
+      "Form.cs",
+      `class Form
+{
+    Func<int, int> Square = x => x * x;
+    Action<string> Log = delegate (string message) { Console.WriteLine(message); };
+    int limit = 3;
+
+    void Submit()
+    {
+        Func<int> next = () => 1;
+        int size = 2;
+    }
+}
+`,
+      ["Form", "Form > Square", "Form > Log", "Form > Submit", "Form > Submit > next"],
+    ],
+    [
+      "lib.rs",
+      `const SQUARE: fn(i32) -> i32 = |x| x * x;
+const LIMIT: i32 = 3;
+
+fn main() {
+    let add = |a: i32, b: i32| a + b;
+    let size = 2;
+}
+`,
+      ["SQUARE", "main", "main > add"],
+    ],
+  ])("%s: names given a lambda or a closure, not names given other values", async (path, text, expected) => {
+    const chunks = await chunkFile(path, text);
+    expectValidChunks(text, chunks);
+    expect(chunks.flatMap((chunk) => chunk.defines)).toEqual(expected);
+  });
+
   it("gives each definition to the one chunk its first line is in", async () => {
     // big enough bodies that every function owns a chunk
     const body = Array.from({ length: 60 }, (_, i) => `    total += compute(${i}, "step ${i}")`).join("\n");

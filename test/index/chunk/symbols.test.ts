@@ -103,6 +103,10 @@ ${PY_BODY("    ")}
 
 
 class Store:
+    key = staticmethod(lambda item: (
+${body('        + compute(%, "step %")')}
+    ))
+
     def get(self, key):
 ${PY_BODY("        ")}
         return total
@@ -171,6 +175,11 @@ ${RUST_BODY}
     }
 }
 
+const SCALE: fn(f64) -> f64 = |value| {
+${RUST_BODY}
+    total
+};
+
 mod geometry {
     pub fn distance(a: f64, b: f64) -> f64 {
 ${RUST_BODY}
@@ -192,6 +201,11 @@ ${JAVA_BODY}
 ${JAVA_BODY}
         return total;
     }
+
+    private final Comparator<Line> byPrice = (a, b) -> {
+${JAVA_BODY}
+        return total;
+    };
 
     static class Line {
         int price() {
@@ -256,6 +270,12 @@ ${JAVA_BODY}
         return total;
     }
 
+    Func<int, int> Scale = value =>
+    {
+${JAVA_BODY}
+        return total;
+    };
+
     public int Count
     {
         get
@@ -285,6 +305,10 @@ ${RUBY_BODY}
       end
     end
 
+    DISCOUNT = lambda do |value|
+${RUBY_BODY}
+    end
+
     define_method(:checkout) do |value|
 ${RUBY_BODY}
     end
@@ -301,6 +325,11 @@ function helper($value) {
 ${PHP_BODY}
     return $total;
 }
+
+$handler = function ($value) {
+${PHP_BODY}
+    return $total;
+};
 
 class Cart {
     public function total() {
@@ -344,20 +373,33 @@ describe("every function form is a symbol with its full path", () => {
     [
       "store.py",
       PYTHON,
-      ["outer > inner", "outer > later", "Store > get", "Store > size", "Store > Meta > order"],
+      [
+        "outer > inner",
+        "outer > later",
+        "Store > key",
+        "Store > get",
+        "Store > size",
+        "Store > Meta > order",
+      ],
     ],
     ["store.go", GO, ["Stack > Push", "Stack > Len", "Map > Get", "handler", "Run > worker"]],
-    ["lib.rs", RUST, ["Stack > push", "Shape > area", "geometry > distance"]],
-    ["Cart.java", JAVA, ["Cart > Cart", "Cart > total", "Cart > Line > price"]],
+    ["lib.rs", RUST, ["Stack > push", "Shape > area", "SCALE", "geometry > distance"]],
+    ["Cart.java", JAVA, ["Cart > Cart", "Cart > total", "Cart > byPrice", "Cart > Line > price"]],
     ["list.c", C, ["list_push", "list_find"]],
     ["shapes.cpp", CPP, ["geo > Shape > area", "geo > Shape > perimeter", "geo > scale", "largest"]],
-    ["Cart.cs", CSHARP, ["Shop > Cart > Total", "Shop > Cart > Count"]],
+    ["Cart.cs", CSHARP, ["Shop > Cart > Total", "Shop > Cart > Scale", "Shop > Cart > Count"]],
     [
       "cart.rb",
       RUBY,
-      ["Shop > Cart > total", "Shop > Cart > build", "Shop > Cart > create", "Shop > Cart > checkout"],
+      [
+        "Shop > Cart > total",
+        "Shop > Cart > build",
+        "Shop > Cart > create",
+        "Shop > Cart > DISCOUNT",
+        "Shop > Cart > checkout",
+      ],
     ],
-    ["cart.php", PHP, ["helper", "Cart > total", "Counts > count"]],
+    ["cart.php", PHP, ["helper", "handler", "Cart > total", "Counts > count"]],
   ])("%s", async (path, text, expected) => {
     const found = await symbols(path, text);
     for (const symbol of expected) expect(found, `${path}: ${found.join(" | ")}`).toContain(symbol);
