@@ -1,10 +1,9 @@
 /** What a path, a line or a name points at, put first like a jump to it. */
-import { type ChunkRow, type FileRow, symbolName } from "../store/lexical.js";
+import { type ChunkRow, symbolName } from "../store/lexical.js";
 import { codeTokens } from "../tokenize.js";
 import type { SearchContext } from "./context.js";
 import type { QueryIntent } from "./intent.js";
-import { fileRole } from "./roles.js";
-import { matchPath } from "./snapshot.js";
+import { type FileSnapshot, matchPath } from "./snapshot.js";
 
 /** The most chunks a query jumps to (the lines of a range, the definitions of a name, a trace's frames). */
 export const MAX_JUMP = 10;
@@ -20,11 +19,11 @@ const DEFINITIONS_READ = 100;
 export function jumpTargets(
   context: SearchContext,
   intent: QueryIntent,
-  files: ReadonlyMap<string, readonly FileRow[]>,
+  snapshot: FileSnapshot,
   ranked: readonly { id: number }[],
 ): ChunkRow[] {
   if (intent.target) {
-    const file = matchPath(files, intent.target.path);
+    const file = matchPath(snapshot.byName, intent.target.path);
     if (!file) return [];
     const { line, endLine = line } = intent.target;
     if (line === undefined || endLine === undefined) return context.lexical.firstChunks([file.path]);
@@ -51,7 +50,7 @@ export function jumpTargets(
     );
   const all = [...first.values()];
   const definitions = (all.some(qualified) ? all.filter(qualified) : all).map(({ row }) => row);
-  const order = (row: ChunkRow) => (fileRole(row.path) === "source" ? 0 : 1);
+  const order = (row: ChunkRow) => (snapshot.role(row.path) === "source" ? 0 : 1);
   const rank = new Map(ranked.map((hit, i) => [hit.id, i]));
   return definitions
     .sort(

@@ -356,7 +356,7 @@ export async function search(
       ? []
       : intent.kind === "trace"
         ? [...named].flatMap((id) => rows.get(id) ?? []).slice(0, MAX_JUMP)
-        : jumpTargets(context, intent, snapshot.byName, boosted);
+        : jumpTargets(context, intent, snapshot, boosted);
   for (const row of jump) rows.set(row.id, row);
   const ranked = jumpFirst(jump, boosted);
   // picomatch (CommonJS) is loaded only for a search that has a --path glob
