@@ -46,6 +46,8 @@ export interface ChunkOptions {
    * when the result stays within maxTokens + minTokens. Default maxTokens / 8.
    */
   minTokens?: number;
+  /** How long one parse may take, in milliseconds, before the file is chunked by lines (default: parseBudgetMs). */
+  parseBudgetMs?: number;
 }
 
 export const DEFAULT_MAX_TOKENS = 400;
@@ -59,12 +61,23 @@ export const DEFAULT_MAX_TOKENS = 400;
  * 3: a TypeScript file whose parse has errors is parsed again with its unseparated call signatures
  * separated (reparse.ts), when that has fewer errors.
  * 4: every chunk lists the definitions that start in it (`defines`, `declares`).
- * 5: a name given a lambda or closure is a definition in Python, Ruby, PHP, Java, C# and Rust.
+ * 5: a name given a lambda or closure is a definition in Python, Ruby, PHP, Java, C# and Rust; Kotlin and
+ * Swift are chunked by their syntax.
  */
 export const CHUNKER_VERSION = 5;
 
 /** Files larger than this are chunked by lines: a syntax tree of them would cost too much memory. */
 const MAX_PARSE_LENGTH = 4 * 1024 * 1024;
+
+/**
+ * How long parsing a text of `length` characters may take before it is given up and the file chunked by
+ * lines: 2 s plus 1 ms per 100 characters (44 s at MAX_PARSE_LENGTH). Real code parses at 0.4 MB/s
+ * (Swift's grammar, the slowest) to several MB/s, but a text made to look like code can take minutes:
+ * 400 kB of Kotlin read as Swift took ten (bench/speed/parse-budget.mjs).
+ */
+export function parseBudgetMs(length: number): number {
+  return 2_000 + length / 100;
+}
 
 interface Prepared {
   lines: string[];
@@ -174,7 +187,9 @@ export async function chunkFile(path: string, content: string, options: ChunkOpt
   }
   if (spec?.grammar && content.length <= MAX_PARSE_LENGTH) {
     const parser = await getParser(language).catch(() => undefined);
-    const tree = parser ? parseBest(parser, lines.join("\n"), spec.reparse) : null;
+    const text = lines.join("\n");
+    const budget = options.parseBudgetMs ?? parseBudgetMs(text.length);
+    const tree = parser ? parseBest(parser, text, spec.reparse, budget) : null;
     if (tree) {
       try {
         const root: Section = syntaxRoot(spec, tree.rootNode, lines.length - 1);
@@ -192,17 +207,18 @@ type Tree = NonNullable<ReturnType<Parser["parse"]>>;
 
 /**
  * The syntax tree of `text`; when it has errors and the language has a rewrite for them (same lines),
- * the rewrite's tree instead if it has fewer. Null when the parser fails.
+ * the rewrite's tree instead if it has fewer. Null when the parser fails or a parse takes over `budget` ms.
  */
 function parseBest(
   parser: Parser,
   text: string,
   reparse: ((text: string) => string | undefined) | undefined,
+  budget: number,
 ): Tree | null {
-  const tree = tryParse(parser, text);
+  const tree = tryParse(parser, text, budget);
   if (!tree?.rootNode.hasError || !reparse) return tree;
   const rewritten = reparse(text);
-  const second = rewritten === undefined ? null : tryParse(parser, rewritten);
+  const second = rewritten === undefined ? null : tryParse(parser, rewritten, budget);
   if (!second) return tree;
   if (errorCount(second) < errorCount(tree)) {
     tree.delete();
@@ -212,9 +228,14 @@ function parseBest(
   return tree;
 }
 
-function tryParse(parser: Parser, text: string): Tree | null {
+function tryParse(parser: Parser, text: string, budget: number): Tree | null {
+  const deadline = performance.now() + budget;
   try {
-    return parser.parse(text);
+    // tree-sitter asks the callback now and then while it parses; true stops the parse
+    const tree = parser.parse(text, null, { progressCallback: () => performance.now() > deadline });
+    // a stopped parse would otherwise resume on the next file
+    if (!tree) parser.reset();
+    return tree;
   } catch {
     return null;
   }

@@ -5,6 +5,7 @@ export {
   chunkFile,
   DEFAULT_MAX_TOKENS,
   lineChunks,
+  parseBudgetMs,
 } from "./chunker.js";
 export { detectLanguage, SUPPORTED_LANGUAGES } from "./languages.js";
 export { estimateTokens } from "./tokens.js";

@@ -340,6 +340,46 @@ const TS_DEFINITIONS: Record<string, NameReader> = {
   public_field_definition: jsProperty("name"),
 };
 
+/** The first named child of one of `types`: the name in grammars without field names (Kotlin). */
+function childOfType(node: Node, types: readonly string[]): Node | undefined {
+  return node.namedChildren.find((child) => child !== null && types.includes(child.type)) ?? undefined;
+}
+
+/** Kotlin classes, objects and type aliases: their type name. */
+const kotlinType: NameReader = (node) => {
+  const name = childOfType(node, ["type_identifier"]);
+  return name ? [name.text] : undefined;
+};
+
+/** Kotlin `fun total()`, and an extension `fun String.words()` → String > words. */
+const kotlinFunction: NameReader = (node) => {
+  const name = childOfType(node, ["simple_identifier"]);
+  if (!name) return undefined;
+  const receiver = childOfType(node, ["user_type", "nullable_type"]);
+  return receiver && receiver.startIndex < name.startIndex
+    ? [baseTypeName(receiver.text.replace(/\?$/, "")), name.text]
+    : [name.text];
+};
+
+/** Kotlin `val double = { x: Int -> x * 2 }` or `= fun(x: Int) = …`: a property given a function. */
+const kotlinLambda: NameReader = (node) => {
+  if (!childOfType(node, ["lambda_literal", "anonymous_function"])) return undefined;
+  const name = childOfType(childOfType(node, ["variable_declaration"]) ?? node, ["simple_identifier"]);
+  return name ? [name.text] : undefined;
+};
+
+/** Swift `init`, `deinit`, `subscript`: named by their keyword. */
+const keyword =
+  (name: string): NameReader =>
+  () => [name];
+
+/** Swift `var total: Int { … }` and `let double = { $0 * 2 }`: a computed property or one given a closure. */
+const swiftProperty: NameReader = (node) => {
+  if (!field(node, "computed_value") && field(node, "value")?.type !== "lambda_literal") return undefined;
+  const name = field(field(node, "name") ?? node, "bound_identifier");
+  return name ? [name.text] : undefined;
+};
+
 const JS_WRAPPERS = ["export_statement", "expression_statement"];
 const TS_WRAPPERS = ["export_statement", "ambient_declaration", "expression_statement"];
 const TS_DECLARATIONS = ["interface_declaration", "type_alias_declaration", "enum_declaration"];
@@ -540,6 +580,40 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     declarations: ["interface_declaration", "enum_declaration"],
     wrappers: ["expression_statement"],
     attached: ["attribute_list"],
+  },
+  {
+    id: "kotlin",
+    grammar: "tree-sitter-kotlin.wasm",
+    extensions: [".kt", ".kts"],
+    definitions: {
+      class_declaration: kotlinType,
+      object_declaration: kotlinType,
+      type_alias: kotlinType,
+      function_declaration: kotlinFunction,
+      property_declaration: kotlinLambda,
+    },
+    declarations: ["type_alias"],
+    wrappers: [],
+    attached: [],
+  },
+  {
+    id: "swift",
+    grammar: "tree-sitter-swift.wasm",
+    extensions: [".swift"],
+    definitions: {
+      class_declaration: byName,
+      protocol_declaration: byName,
+      function_declaration: byName,
+      protocol_function_declaration: byName,
+      init_declaration: keyword("init"),
+      deinit_declaration: keyword("deinit"),
+      subscript_declaration: keyword("subscript"),
+      property_declaration: swiftProperty,
+      typealias_declaration: byName,
+    },
+    declarations: ["protocol_declaration", "protocol_function_declaration", "typealias_declaration"],
+    wrappers: [],
+    attached: [],
   },
   {
     id: "markdown",

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { type Chunk, chunkFile, estimateTokens, lineChunks } from "../../../src/index/chunk/index.js";
+import {
+  type Chunk,
+  chunkFile,
+  estimateTokens,
+  lineChunks,
+  parseBudgetMs,
+} from "../../../src/index/chunk/index.js";
 import { chunkHolding, expectValidChunks, expectWhole, fixture, lineOf, sha256 } from "./helpers.js";
 
 type Needle = string | RegExp;
@@ -591,6 +597,23 @@ describe("robustness", () => {
         .join(""),
     ).toBe(data);
     expectWhole(chunks, "after", 5, 6);
+  });
+
+  it("gives up a parse that runs past its budget, chunks that file by lines, and parses the next one", async () => {
+    const text = Array.from({ length: 3000 }, (_, i) => `def f${i}(x):\n    return x + ${i}\n`).join("\n");
+    const givenUp = await chunkFile("steps.py", text, { parseBudgetMs: 0 });
+    expectValidChunks(text, givenUp);
+    expect(givenUp.map((chunk) => [chunk.startLine, chunk.endLine, chunk.symbol, chunk.defines])).toEqual(
+      lineChunks("steps.py", text, {}, "python").map((chunk) => [chunk.startLine, chunk.endLine, "", []]),
+    );
+    // the stopped parse does not resume on the next file: it is read whole, by its syntax
+    const parsed = await chunkFile("steps.py", text);
+    expect(parsed.flatMap((chunk) => chunk.defines)).toEqual(Array.from({ length: 3000 }, (_, i) => `f${i}`));
+  });
+
+  it("budgets a parse by the text's length", () => {
+    expect(parseBudgetMs(0)).toBe(2_000);
+    expect(parseBudgetMs(4 * 1024 * 1024)).toBeCloseTo(2_000 + 41_943, 0);
   });
 
   it("handles CRLF line endings exactly like LF", async () => {

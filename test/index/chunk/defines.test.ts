@@ -229,10 +229,43 @@ fn main() {
 `,
       ["SQUARE", "main", "main > add"],
     ],
+    [
+      "Cart.kt",
+      `class Cart(val id: Int) {
+    val double = { x: Int -> x * 2 }
+    val square = fun(x: Int): Int = x * x
+    val limit = 3
+}
+
+fun String.words(): List<String> = split(" ")
+`,
+      ["Cart", "Cart > double", "Cart > square", "String > words"],
+    ],
+    [
+      "Cart.swift",
+      `class Cart {
+    let double = { (x: Int) -> Int in x * 2 }
+    var count: Int { return 3 }
+    let limit = 3
+    var items: [Int] = []
+}
+`,
+      ["Cart", "Cart > double", "Cart > count"],
+    ],
   ])("%s: names given a lambda or a closure, not names given other values", async (path, text, expected) => {
     const chunks = await chunkFile(path, text);
     expectValidChunks(text, chunks);
     expect(chunks.flatMap((chunk) => chunk.defines)).toEqual(expected);
+  });
+
+  it("Kotlin and Swift: type aliases and protocols are declarations, their code definitions", async () => {
+    const kotlin = "typealias Prices = Map<String, Int>\n\nfun total(prices: Prices) = prices.size\n";
+    const [kt] = await chunkFile("prices.kt", kotlin);
+    expect([kt?.defines, kt?.declares]).toEqual([["total"], ["Prices"]]);
+    const swift =
+      "protocol Priced {\n    func price() -> Int\n}\n\ntypealias Prices = [String: Int]\n\nfunc total() -> Int { 1 }\n";
+    const [sw] = await chunkFile("prices.swift", swift);
+    expect([sw?.defines, sw?.declares]).toEqual([["total"], ["Priced", "Priced > price", "Prices"]]);
   });
 
   it("gives each definition to the one chunk its first line is in", async () => {

@@ -346,6 +346,80 @@ ${PHP_BODY}
 }
 `;
 
+const KOTLIN_BODY = body('        total += compute(%, "step %")');
+
+const KOTLIN = `package shop
+
+class Cart(val id: Int) {
+    fun total(): Int {
+${KOTLIN_BODY}
+        return total
+    }
+
+    val discount = { value: Int ->
+${KOTLIN_BODY}
+        total
+    }
+
+    companion object {
+        fun create(): Cart {
+${KOTLIN_BODY}
+            return Cart(total)
+        }
+    }
+}
+
+object Registry {
+    fun register(cart: Cart) {
+${KOTLIN_BODY}
+    }
+}
+
+fun String.words(): List<String> {
+${KOTLIN_BODY}
+    return listOf(this)
+}
+`;
+
+const SWIFT_BODY = body('        total += compute(%, "step %")');
+
+const SWIFT = `import Foundation
+
+class Cart {
+    init(id: Int) {
+${SWIFT_BODY}
+    }
+
+    func total() -> Int {
+${SWIFT_BODY}
+        return total
+    }
+
+    var count: Int {
+${SWIFT_BODY}
+        return total
+    }
+
+    let discount = { (value: Int) -> Int in
+${SWIFT_BODY}
+        return total
+    }
+}
+
+extension Cart {
+    func checkout() {
+${SWIFT_BODY}
+    }
+}
+
+struct Line {
+    subscript(index: Int) -> Int {
+${SWIFT_BODY}
+        return total
+    }
+}
+`;
+
 async function symbols(path: string, text: string): Promise<string[]> {
   return [...new Set((await chunkFile(path, text, { maxTokens: 400 })).map((chunk) => chunk.symbol))];
 }
@@ -400,6 +474,23 @@ describe("every function form is a symbol with its full path", () => {
       ],
     ],
     ["cart.php", PHP, ["helper", "handler", "Cart > total", "Counts > count"]],
+    [
+      "Cart.kt",
+      KOTLIN,
+      ["Cart > total", "Cart > discount", "Cart > create", "Registry > register", "String > words"],
+    ],
+    [
+      "Cart.swift",
+      SWIFT,
+      [
+        "Cart > init",
+        "Cart > total",
+        "Cart > count",
+        "Cart > discount",
+        "Cart > checkout",
+        "Line > subscript",
+      ],
+    ],
   ])("%s", async (path, text, expected) => {
     const found = await symbols(path, text);
     for (const symbol of expected) expect(found, `${path}: ${found.join(" | ")}`).toContain(symbol);
