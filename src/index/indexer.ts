@@ -17,7 +17,7 @@ import {
   takeSnapshot,
 } from "../workspace/index.js";
 import { resolveRoot } from "../workspace/root.js";
-import { CHUNKER_VERSION, type Chunk, chunkFile, detectLanguage } from "./chunk/index.js";
+import { CHUNKER_VERSION, type Chunk, chunkFile, detectLanguage, loadParsers } from "./chunk/index.js";
 import { type Embedder, EmbeddingCache, embedCached, raceAbort } from "./embed/index.js";
 import { openEmbedder } from "./embedders.js";
 import { type IndexLayout, indexLayout } from "./layout.js";
@@ -251,6 +251,7 @@ async function indexLocked(
     let indexed = Object.fromEntries(lexical.files().map((row) => [row.path, row.hash]));
     const chunkCache = new Map<string, Chunk[]>();
     const chunkPaths = async (paths: readonly string[]): Promise<void> => {
+      await loadParsers(paths.flatMap((path) => detectLanguage(path) ?? []));
       let done = 0;
       for (const path of paths) {
         if (!chunkCache.has(path))

@@ -8,4 +8,5 @@ export {
   parseBudgetMs,
 } from "./chunker.js";
 export { detectLanguage, SUPPORTED_LANGUAGES } from "./languages.js";
+export { loadParsers } from "./parser.js";
 export { estimateTokens } from "./tokens.js";

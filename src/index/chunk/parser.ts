@@ -45,6 +45,18 @@ export function getParser(languageId: string): Promise<Parser | undefined> {
   return parser;
 }
 
+/**
+ * Loads the grammars of `languageIds` (those that have one), one after another, before any of them parses:
+ * a grammar loaded after big parses have grown tree-sitter's memory takes seconds to load instead of
+ * milliseconds (JavaScript's: 3.2 s after Alamofire's Swift files, 30 ms before). A grammar that cannot
+ * be loaded is left to `getParser`'s callers, which chunk by lines.
+ */
+export async function loadParsers(languageIds: Iterable<string>): Promise<void> {
+  for (const id of [...new Set(languageIds)].sort()) {
+    if (hasGrammar(id)) await getParser(id).catch(() => undefined);
+  }
+}
+
 /** Whether a language is parsed with a tree-sitter grammar. */
 export function hasGrammar(languageId: string): boolean {
   return languageSpec(languageId)?.grammar !== undefined;

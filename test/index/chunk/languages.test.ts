@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { detectLanguage, SUPPORTED_LANGUAGES } from "../../../src/index/chunk/index.js";
 import { LANGUAGES } from "../../../src/index/chunk/languages.js";
-import { getParser, grammarPath } from "../../../src/index/chunk/parser.js";
+import { getParser, grammarPath, loadParsers } from "../../../src/index/chunk/parser.js";
 
 describe("detectLanguage", () => {
   it.each([
@@ -151,6 +151,14 @@ describe("parser", () => {
       expect(read(snippet ?? "")).toBe(first);
     },
   );
+
+  it("loads the grammars a run needs up front, each once, passing over languages without one", async () => {
+    await loadParsers(["kotlin", "markdown", "text", "swift", "kotlin"]);
+    const kotlin = await getParser("kotlin");
+    expect(kotlin).toBeDefined();
+    await loadParsers(["kotlin"]);
+    expect(await getParser("kotlin")).toBe(kotlin);
+  });
 
   it("has no parser for languages without a grammar", async () => {
     expect(await getParser("markdown")).toBeUndefined();
