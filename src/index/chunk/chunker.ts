@@ -71,9 +71,9 @@ const MAX_PARSE_LENGTH = 4 * 1024 * 1024;
 
 /**
  * How long parsing a text of `length` characters may take before it is given up and the file chunked by
- * lines: 2 s plus 1 ms per 100 characters (44 s at MAX_PARSE_LENGTH). Real code parses at 0.4 MB/s
- * (Swift's grammar, the slowest) to several MB/s, but a text made to look like code can take minutes:
- * 400 kB of Kotlin read as Swift took ten (bench/speed/parse-budget.mjs).
+ * lines: 2 s plus 1 ms per 100 characters (44 s at MAX_PARSE_LENGTH). Real code parses at about 1 MB/s
+ * (Swift's grammar, the slowest: Alamofire's 1.8 MB in 2.0 s) or faster, but a text made to look like code
+ * can take minutes: 400 kB of Kotlin read as Swift took ten (bench/speed/parse-budget.mjs).
  */
 export function parseBudgetMs(length: number): number {
   return 2_000 + length / 100;

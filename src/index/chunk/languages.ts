@@ -38,6 +38,11 @@ function field(node: Node, name: string): Node | null {
   return node.childForFieldName(name);
 }
 
+/** The first named child of one of `types` (a grammar without field names, such as Kotlin's, names none). */
+function childOfType(node: Node, types: readonly string[]): Node | undefined {
+  return node.namedChildren.find((child) => child !== null && types.includes(child.type)) ?? undefined;
+}
+
 function clean(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
@@ -71,7 +76,7 @@ const goMethod: NameReader = (node) => {
   const name = byName(node);
   if (!name) return undefined;
   const receiver = field(node, "receiver");
-  const parameter = receiver?.namedChildren.find((child) => child?.type === "parameter_declaration");
+  const parameter = receiver ? childOfType(receiver, ["parameter_declaration"]) : undefined;
   const type = parameter ? field(parameter, "type") : null;
   const owner = type ? baseTypeName(type.text) : "";
   return owner ? [owner, ...name] : name;
@@ -160,15 +165,14 @@ const javaLambda: NameReader = (node) => {
 
 /** C# `Func<int, int> Square = x => x * x;`, a field or a local: one variable given a lambda or delegate. */
 const csharpLambda: NameReader = (node) => {
-  const declaration = node.namedChildren.find((child) => child?.type === "variable_declaration");
+  const declaration = childOfType(node, ["variable_declaration"]);
   const declarator = only(
     declaration?.namedChildren.filter((child) => child?.type === "variable_declarator") ?? [],
   );
-  const value = declarator?.namedChildren
-    .find((child) => child?.type === "equals_value_clause")
-    ?.namedChild(0);
+  if (!declarator) return undefined;
+  const value = childOfType(declarator, ["equals_value_clause"])?.namedChild(0);
   if (value?.type !== "lambda_expression" && value?.type !== "anonymous_method_expression") return undefined;
-  const name = declarator?.namedChildren.find((child) => child?.type === "identifier");
+  const name = childOfType(declarator, ["identifier"]);
   return name ? [name.text] : undefined;
 };
 
@@ -339,11 +343,6 @@ const TS_DEFINITIONS: Record<string, NameReader> = {
   module: quotedName,
   public_field_definition: jsProperty("name"),
 };
-
-/** The first named child of one of `types`: the name in grammars without field names (Kotlin). */
-function childOfType(node: Node, types: readonly string[]): Node | undefined {
-  return node.namedChildren.find((child) => child !== null && types.includes(child.type)) ?? undefined;
-}
 
 /** Kotlin classes, objects and type aliases: their type name. */
 const kotlinType: NameReader = (node) => {
