@@ -167,8 +167,11 @@ export function firstDifference(a: unknown, b: unknown, path = ""): string | und
   const left = a as Record<string, unknown>;
   const right = b as Record<string, unknown>;
   const keys = [...new Set([...Object.keys(left), ...Object.keys(right)])].sort();
+  // own keys only: `left.__proto__` of an object without that key is Object.prototype, not undefined
+  const own = (object: Record<string, unknown>, key: string) =>
+    Object.hasOwn(object, key) ? object[key] : undefined;
   for (const key of keys) {
-    const found = firstDifference(left[key], right[key], path ? `${path}.${key}` : key);
+    const found = firstDifference(own(left, key), own(right, key), path ? `${path}.${key}` : key);
     if (found) return found;
   }
   return undefined;

@@ -197,9 +197,12 @@ function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Deep merge of plain objects; later layers win, arrays are replaced. */
+/**
+ * Deep merge of plain objects; later layers win, arrays are replaced. The result has no prototype: a key
+ * named `__proto__` (JSON gives it as an own key) stays a key and never becomes the object's prototype.
+ */
 export function mergeLayers(...layers: Json[]): Json {
-  const out: Json = {};
+  const out: Json = Object.create(null);
   for (const layer of layers) {
     for (const [key, value] of Object.entries(layer)) {
       const current = out[key];

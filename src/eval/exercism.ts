@@ -94,8 +94,9 @@ export async function loadExercise(exercise: Exercise, base: string): Promise<Ev
   }
   const { solution: solutionFiles, test: testFiles, example } = config.files;
   let command: string;
-  const extraFiles: Record<string, string> = {};
-  const hiddenFiles: Record<string, string> = {};
+  // no prototype: the exercise names its files, `__proto__` as well
+  const extraFiles: Record<string, string> = Object.create(null);
+  const hiddenFiles: Record<string, string> = Object.create(null);
   const visibleFiles = [...testFiles];
   if (language === "javascript") {
     extraFiles[JEST_SHIM_PATH] = JEST_SHIM;
@@ -109,7 +110,7 @@ export async function loadExercise(exercise: Exercise, base: string): Promise<Ev
   }
   let solution: Record<string, string> | undefined;
   if (example.length > 0) {
-    solution = {};
+    solution = Object.create(null) as Record<string, string>;
     if (example.length === solutionFiles.length) {
       for (const [i, file] of example.entries()) {
         const target = solutionFiles[i];

@@ -11,10 +11,11 @@ function median(values: number[]): number {
 }
 
 function toolTotals(results: EvalResults): [string, number][] {
-  const totals: Record<string, number> = {};
+  // a Map: the model names the tools, `constructor` or `__proto__` as well
+  const totals = new Map<string, number>();
   for (const task of results.tasks)
-    for (const [name, n] of Object.entries(task.toolCalls)) totals[name] = (totals[name] ?? 0) + n;
-  return Object.entries(totals).sort((a, b) => b[1] - a[1]);
+    for (const [name, n] of Object.entries(task.toolCalls)) totals.set(name, (totals.get(name) ?? 0) + n);
+  return [...totals].sort((a, b) => b[1] - a[1]);
 }
 
 /** The Markdown report: summary, pass rate by category, failure taxonomy, one row per task. */

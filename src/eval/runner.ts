@@ -174,8 +174,10 @@ async function runAgentOn(task: EvalTask, workspace: string, options: EvalOption
       ...(options.onWarning ? { onWarning: options.onWarning } : {}),
       retryBaseMs: options.replay ? 0 : 1000,
     });
-    const toolCalls: Record<string, number> = {};
-    for (const call of result.outcome.toolCalls) toolCalls[call.name] = (toolCalls[call.name] ?? 0) + 1;
+    // counted in a Map: the model names the tools, `constructor` or `__proto__` as well
+    const counts = new Map<string, number>();
+    for (const call of result.outcome.toolCalls) counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
+    const toolCalls: Record<string, number> = Object.fromEntries(counts);
     return {
       changes: result.changes,
       branch: result.branch,
@@ -317,16 +319,18 @@ export async function runEval(
 }
 
 export function summarize(tasks: TaskResult[], agent: AgentKind, model: string, config: string): EvalResults {
-  const byCategory: EvalResults["summary"]["byCategory"] = {};
+  // a Map: a task set names its categories, `__proto__` or `constructor` as well
+  const categories = new Map<string, { tasks: number; passed: number; passRate: number }>();
   const failures: EvalResults["summary"]["failures"] = {};
   for (const task of tasks) {
-    const entry = byCategory[task.category] ?? { tasks: 0, passed: 0, passRate: 0 };
-    byCategory[task.category] = entry;
+    const entry = categories.get(task.category) ?? { tasks: 0, passed: 0, passRate: 0 };
+    categories.set(task.category, entry);
     entry.tasks++;
     if (task.passed) entry.passed++;
     if (task.failure) failures[task.failure] = (failures[task.failure] ?? 0) + 1;
   }
-  for (const entry of Object.values(byCategory)) entry.passRate = rate(entry.passed, entry.tasks);
+  for (const entry of categories.values()) entry.passRate = rate(entry.passed, entry.tasks);
+  const byCategory: EvalResults["summary"]["byCategory"] = Object.fromEntries(categories);
   const passed = tasks.filter((t) => t.passed).length;
   return {
     version: 1,

@@ -68,7 +68,8 @@ export async function listFiles(dir: string, skip: readonly string[] = []): Prom
 }
 
 async function readTree(dir: string): Promise<Record<string, string>> {
-  const files: Record<string, string> = {};
+  // no prototype: a file may be named `__proto__`
+  const files: Record<string, string> = Object.create(null);
   if (!existsSync(dir)) return files;
   for (const rel of await listFiles(dir)) files[rel] = await readFile(join(dir, rel), "utf8");
   return files;

@@ -258,7 +258,8 @@ function inner(schema: z.ZodTypeAny): z.ZodTypeAny {
  * neither stays text, and the schema refuses it); a field named twice is refused.
  */
 export function queryInput(schema: z.AnyZodObject, query: URLSearchParams): Record<string, unknown> {
-  const input: Record<string, unknown> = {};
+  // no prototype: a parameter named `__proto__` is an own key, refused as unknown like any other
+  const input: Record<string, unknown> = Object.create(null);
   for (const key of new Set(query.keys())) {
     const values = query.getAll(key);
     if (values.length > 1) throw new HttpError(400, "BAD_REQUEST", `${key}: given more than once`);

@@ -232,7 +232,8 @@ async function indexLocked(
     signal?.throwIfAborted();
 
     // 2. What to index: text files in a language we know.
-    const target: Record<string, string> = {};
+    // no prototype: a file may be named `__proto__`
+    const target: Record<string, string> = Object.create(null);
     for (const path of indexableFiles(snapshot)) {
       const entry = snapshot.files[path];
       if (entry && detectLanguage(path) !== undefined) target[path] = entry.hash;

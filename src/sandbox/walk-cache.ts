@@ -71,7 +71,8 @@ export interface WalkCheck {
   below: WalkSummary;
 }
 
-const CACHE_VERSION = 5;
+/** 6: the form of 5, but a cache of 5 may leave out a folder named `__proto__` (its check too): not used. */
+const CACHE_VERSION = 6;
 
 const LISTS = ["ignoreFiles", "dirs", "excluded", "hidden"] as const;
 const OPTIONAL_LISTS = ["keep", "codeWorkspaces"] as const;
@@ -202,15 +203,19 @@ export function readCheck(file: string | undefined, key: string): WalkCheck | un
   return top && isSummary(below) ? { stamps, rules, entries, root: top, below } : undefined;
 }
 
-/** The folders of the cache `file` made for `key`; none when it is missing, another's or not valid. */
-export function readCache(file: string | undefined, key: string): Record<string, FolderRecord> {
+/**
+ * The folders of the cache `file` made for `key`, by workspace-relative path; none when it is missing,
+ * another's or not valid. A Map: a folder may be named `__proto__` or `constructor`.
+ */
+export function readCache(file: string | undefined, key: string): Map<string, FolderRecord> {
   const folders = readLine(file, key, 1);
-  if (!folders) return {};
-  const out: Record<string, FolderRecord> = {};
+  const out = new Map<string, FolderRecord>();
+  if (!folders) return out;
+  // JSON.parse makes every key an own property, `__proto__` included
   for (const [rel, value] of Object.entries(folders)) {
     const record = decodeRecord(value);
-    if (!record) return {};
-    out[rel] = record;
+    if (!record) return new Map();
+    out.set(rel, record);
   }
   return out;
 }
@@ -219,11 +224,11 @@ export function readCache(file: string | undefined, key: string): Record<string,
 export function writeCache(
   file: string,
   key: string,
-  folders: Record<string, FolderRecord>,
+  folders: ReadonlyMap<string, FolderRecord>,
   check: WalkCheck | undefined,
 ): void {
-  const stored: Record<string, Partial<FolderRecord>> = {};
-  for (const [rel, record] of Object.entries(folders)) stored[rel] = encodeRecord(record);
+  // Object.fromEntries defines own properties: a folder named `__proto__` is kept as one
+  const stored = Object.fromEntries([...folders].map(([rel, record]) => [rel, encodeRecord(record)]));
   const header = {
     version: CACHE_VERSION,
     key,

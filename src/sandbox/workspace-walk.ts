@@ -131,8 +131,9 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
   const maxEntries = options.maxEntries ?? 1_000_000;
   const roots = new Set(options.writableRoots ?? []);
   const key = JSON.stringify({ root, excludeDirs, maxEntries, roots: [...roots].sort() });
-  let cached: Record<string, FolderRecord> = {};
-  const folders: Record<string, FolderRecord> = {};
+  // Maps, by workspace-relative path: a folder may be named `__proto__` or `constructor`
+  let cached = new Map<string, FolderRecord>();
+  const folders = new Map<string, FolderRecord>();
   const racyAfter = Date.now() - RACY_MS;
   let seen = 0;
   let truncated = false;
@@ -241,7 +242,7 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
     const stats = folderStats(abs);
     if (!stats) return;
     const stamp = stampOf(stats, racyAfter);
-    const old = fresh ? undefined : cached[rel];
+    const old = fresh ? undefined : cached.get(rel);
     const ownRules = (names: readonly string[]) => rulesOf(abs, rel, names, parentRules);
     let record: FolderRecord | undefined;
     let rules: () => Ignore | undefined;
@@ -266,7 +267,7 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
       truncated = true;
       return;
     }
-    folders[rel] = record;
+    folders.set(rel, record);
     const prefix = abs.endsWith(sep) ? abs : abs + sep;
     for (const name of record.dirs)
       visit(prefix + name, rel === "" ? name : `${rel}/${name}`, rules, childrenFresh, excluded);
@@ -305,7 +306,7 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
       top = again;
     }
     if (top.entries + check.entries > maxEntries) return undefined;
-    return finish(root, merge(summarize(root, { "": top }), check.below), top, false, listed);
+    return finish(root, merge(summarize(root, new Map([["", top]])), check.below), top, false, listed);
   };
   const check = readCheck(options.cacheFile, key);
   const quick = check && unchanged(check);
@@ -315,7 +316,7 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
   cached = readCache(options.cacheFile, key);
   visit(root, "", () => undefined, false, false);
   if (options.cacheFile && !truncated) writeCache(options.cacheFile, key, folders, checkOf(root, folders));
-  return finish(root, summarize(root, folders), folders[""], truncated, listed);
+  return finish(root, summarize(root, folders), folders.get(""), truncated, listed);
 }
 
 /** The rules in force in folder `abs` (`rel`) with its ignore files among `names`, read when first asked. */
@@ -342,7 +343,7 @@ function rulesOf(
 }
 
 /** What the folders (by workspace-relative path) add to the result; `below`: the root's left out. */
-function summarize(root: string, folders: Record<string, FolderRecord>, below = false): WalkSummary {
+function summarize(root: string, folders: ReadonlyMap<string, FolderRecord>, below = false): WalkSummary {
   const summary: WalkSummary = {
     hidden: [],
     masks: [],
@@ -351,7 +352,7 @@ function summarize(root: string, folders: Record<string, FolderRecord>, below = 
     excludedTops: [],
     bareGitDirs: [],
   };
-  for (const [rel, record] of Object.entries(folders)) {
+  for (const [rel, record] of folders) {
     if ((below && rel === "") || isBare(record)) continue;
     const abs = rel === "" ? root : join(root, rel);
     const inside = (name: string) => (rel === "" ? name : `${rel}/${name}`);
@@ -378,16 +379,16 @@ function merge(a: WalkSummary, b: WalkSummary): WalkSummary {
 
 /** The check of a complete walk, or none when a stamp there is not to be trusted yet or a folder is
  * missing from it. */
-function checkOf(root: string, folders: Record<string, FolderRecord>): WalkCheck | undefined {
-  const top = folders[""];
+function checkOf(root: string, folders: ReadonlyMap<string, FolderRecord>): WalkCheck | undefined {
+  const top = folders.get("");
   if (!top) return undefined;
   const stamps: string[] = [];
   const rules: WalkCheck["rules"] = [];
   let entries = 0;
-  for (const [rel, record] of Object.entries(folders)) {
+  for (const [rel, record] of folders) {
     // A subfolder the walk could not list (unreadable, or gone) is tried again by every walk.
     for (const name of [...record.dirs, ...record.excluded])
-      if (folders[rel === "" ? name : `${rel}/${name}`] === undefined) return undefined;
+      if (!folders.has(rel === "" ? name : `${rel}/${name}`)) return undefined;
     if (rel === "") continue;
     if (record.stamp === "" || record.rules === "?") return undefined;
     stamps.push(rel, record.stamp);

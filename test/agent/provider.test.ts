@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readCassette } from "../../src/agent/cassette.js";
+import { firstDifference, readCassette } from "../../src/agent/cassette.js";
 import type { AgentEvent } from "../../src/agent/loop.js";
 import { resolveModelSpec } from "../../src/agent/providers.js";
 import { runSession } from "../../src/agent/run.js";
@@ -191,5 +191,17 @@ describe("model configuration", () => {
       provider: "anthropic",
       apiKey: "a",
     });
+  });
+});
+
+describe("comparing a request with the recorded one", () => {
+  it("sees a key named like a member of Object.prototype that only one side has", () => {
+    const parse = (text: string): unknown => JSON.parse(text);
+    expect(firstDifference(parse('{"a": 1}'), parse('{"a": 1, "__proto__": {}}'))).toBe("__proto__");
+    expect(firstDifference(parse('{"a": {"__proto__": {}}}'), parse('{"a": {}}'))).toBe("a.__proto__");
+    expect(firstDifference(parse('{"a": 1}'), parse('{"a": 1, "constructor": 1}'))).toBe("constructor");
+    expect(
+      firstDifference(parse('{"__proto__": {"b": 1}}'), parse('{"__proto__": {"b": 1}}')),
+    ).toBeUndefined();
   });
 });

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config/config.js";
+import { ConfigError, loadConfig, mergeLayers } from "../../src/config/config.js";
 import { dataDir, workspaceDir } from "../../src/config/paths.js";
 import { umbraSync } from "../helpers/cli.js";
 
@@ -48,6 +48,21 @@ describe("configuration", () => {
       JSON.stringify({ index: { maxFileBytes: -1 } }),
     );
     expect(() => loadConfig({ env })).toThrow(/index.maxFileBytes/);
+  });
+
+  it("merges keys that name members of Object.prototype as own keys, never as a prototype", () => {
+    // JSON gives `__proto__` as an own key; a merge must not turn it into the merged object's prototype
+    const user = JSON.parse('{"agent": {"price": {"inputPerMillion": 1, "outputPerMillion": 2}}}');
+    const workspace = JSON.parse('{"agent": {"price": {"__proto__": {"extra": 1}, "constructor": 3}}}');
+    const price = (mergeLayers(user, workspace).agent as Record<string, Record<string, unknown>>).price ?? {};
+    expect(Object.keys(price).sort()).toEqual([
+      "__proto__",
+      "constructor",
+      "inputPerMillion",
+      "outputPerMillion",
+    ]);
+    expect(price.extra).toBeUndefined();
+    expect(price.constructor).toBe(3);
   });
 
   it("puts data under UMBRA_HOME, else XDG_DATA_HOME", () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionRecord } from "../../src/agent/session.js";
 import { compareResults, formatComparison, mcnemar } from "../../src/eval/compare.js";
 import { unskip } from "../../src/eval/exercism.js";
+import { markdownReport } from "../../src/eval/report.js";
 import { runEval, summarize, type TaskResult } from "../../src/eval/runner.js";
 import { loadTaskSet } from "../../src/eval/task.js";
 import { classifyFailure, type TaxonomyInput } from "../../src/eval/taxonomy.js";
@@ -217,5 +218,120 @@ describe("Exercism adapter", () => {
     ]);
     const noop = await runEval({ tasks, agent: "noop", config, env });
     expect(noop.results.summary.passed).toBe(0);
+  });
+});
+
+describe("names from tasks and models that are members of Object.prototype", () => {
+  const result = (id: string, category: string, toolCalls: Record<string, number>): TaskResult => ({
+    id,
+    category,
+    passed: id !== "t2",
+    visiblePassed: true,
+    status: "done",
+    message: "",
+    failure: id !== "t2" ? null : "wrong-solution",
+    signals: [],
+    testsEdited: [],
+    changedFiles: [],
+    modelCalls: 1,
+    inputTokens: 1,
+    outputTokens: 1,
+    steps: 1,
+    toolCalls,
+    hiddenTail: "",
+  });
+  // what the results file gives back: own keys, whatever their names
+  const calls = (text: string) => JSON.parse(text) as Record<string, number>;
+
+  it("summarizes categories named __proto__ or constructor like any other, and pollutes nothing", () => {
+    const touched = ["tasks", "passed", "passRate"];
+    try {
+      const { summary } = summarize(
+        [
+          result("t1", "__proto__", {}),
+          result("t2", "constructor", {}),
+          result("t3", "__proto__", {}),
+          result("t4", "toString", {}),
+        ],
+        "model",
+        "m",
+        "c",
+      );
+      expect(Object.entries(summary.byCategory).sort()).toEqual([
+        ["__proto__", { tasks: 2, passed: 2, passRate: 1 }],
+        ["constructor", { tasks: 1, passed: 0, passRate: 0 }],
+        ["toString", { tasks: 1, passed: 1, passRate: 1 }],
+      ]);
+      for (const key of touched) {
+        expect(Object.hasOwn(Object.prototype, key)).toBe(false);
+        expect(Object.hasOwn(Object, key)).toBe(false);
+      }
+    } finally {
+      for (const key of touched) {
+        Reflect.deleteProperty(Object.prototype, key);
+        Reflect.deleteProperty(Object, key);
+      }
+    }
+  });
+
+  it("reports tool calls named like members of Object.prototype with their counts", () => {
+    const results = summarize(
+      [
+        result("t1", "py", calls('{"constructor": 2, "__proto__": 1, "read_file": 1}')),
+        result("t3", "py", calls('{"constructor": 1, "__proto__": 2}')),
+      ],
+      "model",
+      "m",
+      "c",
+    );
+    const report = markdownReport(results, []);
+    expect(report).toContain("| constructor | 3 |");
+    expect(report).toContain("| __proto__ | 3 |");
+    expect(report).toContain("| read_file | 1 |");
+  });
+
+  it("keeps a task's hidden test and solution files named __proto__", async () => {
+    const dir = await tempDir("proto-task");
+    try {
+      const umbra = join(dir, "umbra");
+      await mkdir(join(umbra, "repo"), { recursive: true });
+      await mkdir(join(umbra, "hidden"), { recursive: true });
+      await mkdir(join(umbra, "solution"), { recursive: true });
+      await writeFile(
+        join(umbra, "task.json"),
+        JSON.stringify({
+          instruction: "Fix it.",
+          visible: { command: "true" },
+          hidden: { command: "true" },
+        }),
+      );
+      await writeFile(join(umbra, "hidden", "__proto__"), "hidden test\n");
+      await writeFile(join(umbra, "hidden", "constructor"), "another\n");
+      await writeFile(join(umbra, "solution", "__proto__"), "solution\n");
+      const [task] = await loadTaskSet(umbra);
+      expect(Object.entries(task?.hidden.files ?? {}).sort()).toEqual([
+        ["__proto__", "hidden test\n"],
+        ["constructor", "another\n"],
+      ]);
+      expect(Object.entries(task?.solution ?? {})).toEqual([["__proto__", "solution\n"]]);
+
+      const exercise = join(dir, "exercism", "python", "exercises", "practice", "proto");
+      await mkdir(join(exercise, ".meta"), { recursive: true });
+      await mkdir(join(exercise, ".docs"), { recursive: true });
+      await writeFile(join(exercise, ".docs", "instructions.md"), "Do it.\n");
+      await writeFile(
+        join(exercise, ".meta", "config.json"),
+        JSON.stringify({
+          files: { solution: ["__proto__"], test: ["__proto__"], example: [".meta/example"] },
+        }),
+      );
+      await writeFile(join(exercise, "__proto__"), "the tests\n");
+      await writeFile(join(exercise, ".meta", "example"), "the solution\n");
+      const [loaded] = await loadTaskSet(join(dir, "exercism"));
+      expect(Object.entries(loaded?.hidden.files ?? {})).toEqual([["__proto__", "the tests\n"]]);
+      expect(Object.entries(loaded?.solution ?? {})).toEqual([["__proto__", "the solution\n"]]);
+    } finally {
+      await cleanup(dir);
+    }
   });
 });

@@ -93,6 +93,26 @@ describe("umbra eval self-checks (examples/eval, no network)", () => {
     expect(task?.toolCalls).toEqual({ edit: 2, run_command: 1 });
   });
 
+  it("counts tool calls by any name the model gives, those of Object.prototype's members too", async () => {
+    const median = tasks.filter((t) => t.id === "py-median");
+    const calls: FakeAction[] = [
+      { toolCalls: [{ name: "constructor", input: {} }] },
+      { toolCalls: [{ name: "__proto__", input: {} }] },
+      { toolCalls: [{ name: "constructor", input: {} }] },
+      { toolCalls: [{ name: "read_file", input: { path: "stats.py" } }] },
+      { text: "nothing to do" },
+    ];
+    const { fetch } = scriptedModel(calls);
+    const { results } = await runEval({ tasks: median, agent: "model", config: config(), env, fetch });
+    const toolCalls = results.tasks[0]?.toolCalls ?? {};
+    expect(Object.entries(toolCalls).sort()).toEqual([
+      ["__proto__", 1],
+      ["constructor", 2],
+      ["read_file", 1],
+    ]);
+    expect(Object.getPrototypeOf(toolCalls)).toBe(Object.prototype);
+  });
+
   it("replaying a recorded run gives the same results file", async () => {
     const out = await tempDir("eval-out");
     try {

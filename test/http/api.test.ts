@@ -240,6 +240,9 @@ describe("workspaces, files and search", () => {
       ["?path=math.ts&startLine=two", "startLine"],
       ["?path=math.ts&startLine=0", "startLine"],
       ["?path=math.ts&root=/etc", "query"],
+      // names of Object.prototype's members are parameters like any other: unknown ones
+      ["?path=math.ts&__proto__=x", "query"],
+      ["?path=math.ts&constructor=x", "query"],
       ["?path=math.ts&path=use.ts", "path"],
     ] as const) {
       const bad = await page.get(`${ws}/file${query}`);

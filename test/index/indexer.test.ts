@@ -57,6 +57,18 @@ describe("indexWorkspace", () => {
     expect(hits[0]?.stale).toBe(false);
   });
 
+  it("indexes files named like members of Object.prototype (__proto__, constructor) like any other", async () => {
+    await writeFile(join(root, "__proto__"), "the quokka ledger balances itself\n");
+    await writeFile(join(root, "constructor"), "the wombat ledger balances itself\n");
+    const report = await indexWorkspace(root, { config, env });
+    expect(report.files).toBe(11);
+    expect(report.changes.added).toBe(11);
+    expect((await searchPaths("quokka")).map((hit) => hit.path)).toContain("__proto__");
+    expect((await searchPaths("wombat")).map((hit) => hit.path)).toContain("constructor");
+    // the next run finds nothing changed
+    expect((await indexWorkspace(root, { config, env })).embedded).toBe(0);
+  });
+
   it("only stats files on a no-change run and embeds nothing", async () => {
     const embedder = new CountingEmbedder();
     await indexWorkspace(root, { config, env, embedder });

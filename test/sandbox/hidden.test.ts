@@ -1,8 +1,8 @@
 /**
  * Hidden paths at any count and with any name: more than the helper's old limit of 4,096 are all
  * unreadable, in a folder replaced by a tmpfs of its other entries and in folders hidden entry by
- * entry; a name with a newline hides like any other and does not stop later runs; a command cannot
- * unhide what is hidden.
+ * entry; a name with a newline, or a folder named `__proto__`, hides like any other and does not stop
+ * later runs; a command cannot unhide what is hidden.
  */
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -197,9 +197,14 @@ describe("in a shadow branch", () => {
 });
 
 describe("umbra run with odd names in .umbraignore matches", () => {
-  it("hides a file whose name holds a newline, run after run", async () => {
+  it("hides a file whose name holds a newline, or in a folder named `__proto__`, run after run", async () => {
     requireBuiltCli();
     writeFileSync(join(f.ws, ".umbraignore"), "secret.env\nsecrets/\n*.pem\ndata/*.csv\n");
+    // a folder named like a member of Object.prototype: the walk once dropped it, and its matches with it
+    for (const folder of ["__proto__", "constructor"]) {
+      mkdirSync(join(f.ws, folder), { recursive: true });
+      writeFileSync(join(f.ws, folder, "key.pem"), `${SECRET} ${folder}\n`);
+    }
     const env = {
       ...process.env,
       UMBRA_HOME: join(f.base, "cli-home"),
@@ -213,7 +218,7 @@ describe("umbra run with odd names in .umbraignore matches", () => {
         "--",
         "sh",
         "-c",
-        `cat "${ODD}" data/h0.csv; echo ran`,
+        `cat "${ODD}" data/h0.csv __proto__/key.pem constructor/key.pem; echo ran`,
       ]);
       expect(r.stdout).toContain("ran");
       expect(r.stdout + r.stderr).not.toContain(SECRET);

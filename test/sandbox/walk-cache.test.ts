@@ -22,8 +22,8 @@ let base: string;
 let ws: string;
 let cacheFile: string;
 
-/** Waits until every folder and file of the workspace changed more than SETTLE_MS ago. */
-async function settle(): Promise<void> {
+/** Waits until every folder and file of the workspace (`root`) changed more than SETTLE_MS ago. */
+async function settle(root = ws): Promise<void> {
   let newest = 0;
   const visit = async (dir: string): Promise<void> => {
     for (const entry of await readdir(dir, { withFileTypes: true })) {
@@ -33,9 +33,9 @@ async function settle(): Promise<void> {
       if (entry.isDirectory()) await visit(path);
     }
   };
-  const root = statSync(ws);
-  newest = Math.max(root.ctimeMs, root.mtimeMs);
-  await visit(ws);
+  const top = statSync(root);
+  newest = Math.max(top.ctimeMs, top.mtimeMs);
+  await visit(root);
   while (Date.now() < newest + SETTLE_MS) await new Promise((done) => setTimeout(done, 100));
 }
 
@@ -250,5 +250,35 @@ describe("the cached workspace walk", () => {
     const check = await checkGitAfterRun(git, env);
     expect(check.refused.map((r) => r.path).sort()).toEqual(["data/.git", "src/lib/planted/.git"]);
     expect(lstatSync(join(ws, "data", ".git"), { throwIfNoEntry: false })).toBeUndefined();
+  });
+});
+
+describe("folders named like members of Object.prototype", () => {
+  it("hides what the rules match in `__proto__` and `constructor` folders, walked afresh and from the cache", async () => {
+    const root = join(base, "proto-ws");
+    const file = join(base, "data", "sandbox", "walk", "proto-ws.json");
+    const folders = ["__proto__", "constructor", "normal", "toString/hasOwnProperty", "__proto__/__proto__"];
+    for (const folder of folders) {
+      await mkdir(join(root, folder), { recursive: true });
+      await writeFile(join(root, folder, "a.secret"), "secret\n");
+      await writeFile(join(root, folder, "a.txt"), "visible\n");
+    }
+    await writeFile(join(root, ".umbraignore"), "*.secret\n");
+    const secrets = folders.map((folder) => join(root, folder, "a.secret")).sort();
+    expect(findWorkspacePaths(root).hidden).toEqual(secrets);
+    await settle(root);
+    const first = findWorkspacePaths(root, { cacheFile: file });
+    expect(first.hidden).toEqual(secrets);
+    // nothing changed: the walk's check, read from the cache
+    const second = findWorkspacePaths(root, { cacheFile: file });
+    expect(second.listed).toBe(0);
+    expect(second.hidden).toEqual(secrets);
+    // the root changed: the root is listed again, every folder below comes from its cached record
+    await writeFile(join(root, "new.txt"), "");
+    await settle(root);
+    const third = findWorkspacePaths(root, { cacheFile: file });
+    expect(third.listed).toBe(1);
+    expect(third.hidden).toEqual(secrets);
+    expect(findWorkspacePaths(root, { cacheFile: file }).listed).toBe(0);
   });
 });

@@ -21,7 +21,8 @@ interface Definition {
 }
 
 function definitionOf(spec: LanguageSpec, node: Node, depth = 0): Definition | undefined {
-  const reader = spec.definitions[node.type];
+  // own keys only: Kotlin's grammar has a `constructor` token, which Object.prototype would answer
+  const reader = Object.hasOwn(spec.definitions, node.type) ? spec.definitions[node.type] : undefined;
   if (reader) {
     const name = reader(node);
     return name && name.length > 0 ? { name, node } : undefined;

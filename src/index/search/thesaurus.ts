@@ -10,7 +10,7 @@
  */
 
 /** Abbreviations: a word of prose and the short names code gives it. */
-const ABBREVIATIONS: Record<string, readonly string[]> = {
+const ABBREVIATION_TABLE: Record<string, readonly string[]> = {
   address: ["addr"],
   allocate: ["alloc"],
   argument: ["arg", "args"],
@@ -99,6 +99,10 @@ const ABBREVIATIONS: Record<string, readonly string[]> = {
   version: ["ver"],
 };
 
+/** The table as a Map: the words looked up come from a query, and a plain object would answer
+ * `constructor` or `__proto__` with Object.prototype's members. */
+const ABBREVIATIONS: ReadonlyMap<string, readonly string[]> = new Map(Object.entries(ABBREVIATION_TABLE));
+
 /** Groups of words programmers use for one another (each word's synonyms are the rest of its groups). */
 const SYNONYM_GROUPS: readonly (readonly string[])[] = [
   ["remove", "strip", "delete", "drop"],
@@ -151,7 +155,7 @@ const SYNONYMS: ReadonlyMap<string, readonly string[]> = (() => {
 
 /** The names code may write for a lower-cased word of prose (its abbreviations, its synonyms), not the word itself. */
 export function codeNames(word: string): string[] {
-  const out = new Set([...(ABBREVIATIONS[word] ?? []), ...(SYNONYMS.get(word) ?? [])]);
+  const out = new Set([...(ABBREVIATIONS.get(word) ?? []), ...(SYNONYMS.get(word) ?? [])]);
   out.delete(word);
   return [...out];
 }

@@ -219,3 +219,28 @@ describe("an index warmed from the one it replaces", () => {
     }
   });
 });
+
+describe("questions holding words that name members of Object.prototype", () => {
+  it("answers them like any other question instead of throwing", async () => {
+    await put({
+      ...fillers(4),
+      "billing/invoice.ts":
+        "export class Invoice {\n  constructor(readonly total: number) {}\n  toString(): string {\n    return 'invoice ' + this.total;\n  }\n  valueOf(): number {\n    return this.total;\n  }\n}\n",
+    });
+    await indexWorkspace(root, { config, env });
+    const index = await openIndex(root, config, env);
+    try {
+      for (const question of [
+        "where is the constructor of the invoice called",
+        "how does toString print the invoice",
+        "what does valueOf of the invoice return and is hasOwnProperty used",
+        "is __proto__ or isPrototypeOf or propertyIsEnumerable set on the invoice",
+      ]) {
+        const hits = await search(index, question, { limit: 10 });
+        expect(hits.map((hit) => hit.path)).toContain("billing/invoice.ts");
+      }
+    } finally {
+      index.close();
+    }
+  });
+});

@@ -17,4 +17,9 @@ describe("codeNames", () => {
     for (const word of ["remove", "dictionary", "length", "len"]) expect(codeNames(word)).not.toContain(word);
     expect(codeNames("session")).toEqual([]);
   });
+
+  it("knows no names for the members of Object.prototype (a word of a query is no key of a plain object)", () => {
+    for (const word of ["constructor", "__proto__", "toString", "valueOf", "hasOwnProperty", "isPrototypeOf"])
+      expect(codeNames(word)).toEqual([]);
+  });
 });
