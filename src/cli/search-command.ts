@@ -3,6 +3,7 @@ import type { SearchHit } from "../engine/api.js";
 import { openIndex } from "../index/open.js";
 import { search } from "../index/search/searcher.js";
 import { shownPath } from "../workspace/errors.js";
+import { compileGlob, GlobError } from "../workspace/glob.js";
 import { readIfRegular } from "../workspace/rooted.js";
 import { hardLinksToHidden } from "../workspace/scan.js";
 import { onRunningEngine } from "./engine-use.js";
@@ -15,6 +16,17 @@ function parseLimit(value: string): number {
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
     throw new UsageError(`--limit must be a whole number from 1 to 10000, got ${value}`);
   return limit;
+}
+
+/** A --path glob, read now so that a bad one is a usage error (workspace/glob.ts). */
+function parseGlob(value: string): string {
+  try {
+    compileGlob(value);
+  } catch (error) {
+    if (error instanceof GlobError) throw new UsageError(`--path: ${error.message}`);
+    throw error;
+  }
+  return value;
 }
 
 type Hit = Pick<SearchHit, "path" | "startLine" | "endLine" | "score" | "symbol" | "defines" | "stale">;
@@ -61,7 +73,7 @@ export function registerSearch(program: Command): void {
     .argument("<query...>", "the query, or - for stdin")
     .option("--root <dir>", ROOT_OPTION_HELP)
     .option("--limit <k>", "number of results", parseLimit, 10)
-    .option("--path <glob>", "only paths matching this glob")
+    .option("--path <glob>", "only paths matching this glob (`src/**/*.ts`; `*.py` at any depth)", parseGlob)
     .option("--lang <language>", "only this language (e.g. python, typescript)")
     .option("--json", "print a JSON array of {path, startLine, endLine, score, symbol, defines, stale}")
     .action(

@@ -5,6 +5,7 @@ import type { Comparison } from "../eval/compare.js";
 import type { IntentKind } from "../index/search/intent.js";
 import type { IndexStatus } from "../index/status.js";
 import type { Diag, HoverResult, LintResult, ServerStatus, SymbolInfo } from "../lsp/index.js";
+import { globSchema } from "../workspace/glob.js";
 
 /**
  * The engine's API: every operation a front end (the CLI, `umbra mcp`, the HTTP API) can ask of the
@@ -28,7 +29,7 @@ export const searchParams = z.object({
   root,
   query: z.string().min(1).max(100_000),
   limit: z.number().int().min(1).max(200).default(10),
-  path: z.string().max(1000).optional().describe("only paths matching this glob"),
+  path: globSchema.optional().describe("only paths matching this glob"),
   lang: z.string().max(100).optional(),
   /** Build the index first when the workspace has none (MCP); without it, a missing index is an error (CLI). */
   build: z.boolean().default(false),

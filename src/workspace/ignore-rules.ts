@@ -6,14 +6,14 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Ignore } from "ignore";
 import { errorCode } from "./errors.js";
+import { segmentMatches } from "./glob.js";
 import { readIfRegular } from "./rooted.js";
 
-// Both matchers (CommonJS, cached by require) are loaded on first use: a search in a workspace without
-// ignore files, the common case, needs neither (~13 ms of its start).
+// The matcher (CommonJS, cached by require) is loaded on first use: a search in a workspace without
+// ignore files, the common case, does not need it (~13 ms of its start).
 const load = createRequire(import.meta.url);
 const ignore = (options: import("ignore").Options): Ignore =>
   (load("ignore") as typeof import("ignore"))(options);
-const picomatch = (): typeof import("picomatch") => load("picomatch") as typeof import("picomatch");
 
 /** Ignore files honoured in every folder of a workspace, in the order they are applied (later wins). */
 export const GIT_IGNORE_FILES = [".gitignore"] as const;
@@ -97,8 +97,7 @@ export function rebaseFromAncestor(line: string, prefix: readonly string[]): str
     // `**` may stand for the rest of the prefix and any depth below the root.
     if (segment === "**")
       return `${negative ? "!" : ""}**/${segments.slice(i + 1).join("/")}${dirOnly ? "/" : ""}`;
-    if (!picomatch().isMatch(prefix[i] as string, segment, { dot: true, nocase: IGNORE_CASE }))
-      return undefined;
+    if (!segmentMatches(segment, prefix[i] as string, { ignoreCase: IGNORE_CASE })) return undefined;
   }
   if (i === segments.length) return undefined; // matches the root or a folder above it, not below
   return `${negative ? "!" : ""}/${segments.slice(i).join("/")}${dirOnly ? "/" : ""}`;

@@ -58,6 +58,17 @@ describe("umbra CLI", () => {
     const globbed = umbra(["search", "total", "--root", root, "--json", "--path", "billing/**"]);
     for (const hit of JSON.parse(globbed.stdout) as { path: string }[])
       expect(hit.path).toMatch(/^billing\//);
+    // a name pattern matches at any depth, as ripgrep's --glob does
+    const byName = JSON.parse(umbra(["search", "total", "--root", root, "--json", "--path", "*.py"]).stdout);
+    expect((byName as { path: string }[]).map((hit) => hit.path)).toContain("inventory/stock.py");
+    // a glob that sends a backtracking matcher into hours answers like any other; a bad one is one line
+    const hostile = umbra(["search", "total", "--root", root, "--json", "--path", `**/${"*?".repeat(40)}#`]);
+    expect(hostile.code).toBe(0);
+    expect(JSON.parse(hostile.stdout)).toEqual([]);
+    const bad = umbra(["search", "total", "--root", root, "--path", "{a,b}".repeat(9)]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split("\n")).toHaveLength(1);
+    expect(bad.stderr).toMatch(/more than 256 alternatives/);
 
     const grep = umbra(["grep", "OutOfStock\\(", "--root", root, "--json"]);
     expect(grep.code).toBe(0);

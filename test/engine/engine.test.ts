@@ -367,6 +367,15 @@ describe("engine operations", () => {
     const status = await api.call("status", { root });
     expect(status.index.indexed).toBe(true);
     expect(status.engine.clients).toBe(1);
+    // a client's glob: one that sends a backtracking matcher into hours answers at once, and one that
+    // cannot be read is refused as a bad request
+    const globbed = await api.call("search", { root, query: "add", path: "*.js" });
+    expect(globbed.hits.map((hit) => hit.path)).toContain("src/math.js");
+    const hostile = await api.call("search", { root, query: "add", path: `**/${"*?".repeat(40)}#` });
+    expect(hostile.hits).toEqual([]);
+    const bad = await failure(api.call("search", { root, query: "add", path: "{a,b}".repeat(9) }));
+    expect(bad.code).toBe("BAD_REQUEST");
+    expect(bad.message).toMatch(/more than 256 alternatives/);
   });
 
   it("shows a hit's kept preview only while the file is the same and visible", async () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { search } from "../../index/search/searcher.js";
+import { globSchema } from "../../workspace/glob.js";
 import { defineTool, failure } from "./types.js";
 
 export const searchCodeTool = defineTool({
@@ -12,7 +13,7 @@ export const searchCodeTool = defineTool({
       .min(1)
       .describe("what to look for: words, identifiers, an error message or a stack trace"),
     limit: z.number().int().min(1).max(30).default(8),
-    path: z.string().optional().describe("only paths matching this glob, e.g. 'src/**/*.ts'"),
+    path: globSchema.optional().describe("only paths matching this glob, e.g. 'src/**/*.ts' or '*.py'"),
   }),
   async run(input, context) {
     let index: Awaited<ReturnType<typeof context.searchIndex>>;

@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { join } from "node:path";
+import { compileGlob } from "../../workspace/glob.js";
 import { sha256Hex } from "../../workspace/hash.js";
 import { umbraIgnoreMatcher } from "../../workspace/ignore-rules.js";
 import type { ChunkRow, FileRow } from "../store/lexical.js";
@@ -21,7 +21,7 @@ import { codeNames } from "./thesaurus.js";
 
 export interface SearchOptions {
   limit?: number;
-  /** Glob over workspace-relative paths (e.g. `src/**\/*.ts`). */
+  /** Glob over workspace-relative paths (e.g. `src/**\/*.ts`; see workspace/glob.ts); a bad one throws GlobError. */
   pathGlob?: string;
   language?: string;
   /** Leg weights for fusion; a weight of 0 turns a leg off. */
@@ -359,12 +359,7 @@ export async function search(
         : jumpTargets(context, intent, snapshot, boosted);
   for (const row of jump) rows.set(row.id, row);
   const ranked = jumpFirst(jump, boosted);
-  // picomatch (CommonJS) is loaded only for a search that has a --path glob
-  const matchesGlob = options.pathGlob
-    ? (createRequire(import.meta.url)("picomatch") as typeof import("picomatch"))(options.pathGlob, {
-        dot: true,
-      })
-    : undefined;
+  const matchesGlob = options.pathGlob ? compileGlob(options.pathGlob) : undefined;
   // Pieces of one symbol collapse into one hit and one file holds at most two of the first five (three for
   // a question) while others match (see hits.ts); staleness is checked for the hits kept only.
   const assembler = new HitAssembler(limit, nameScore ? QUESTION_PER_FILE_IN_TOP : PER_FILE_IN_TOP);
