@@ -13,8 +13,9 @@
  * Syntax (gitignore's, as ripgrep's `--glob` reads it): `*` any run of characters within a segment, `?`
  * one character, `[abc]`, `[a-z]`, `[!a]` or `[^a]` one of a set, `\` escapes the next character, `**` as
  * a whole segment any number of segments, `{a,b}` either alternative (nested allowed). A pattern with no
- * `/` matches a file's name at any depth (`*.ts`); one with a `/` is anchored at the root (a leading `/`
- * or `./` is dropped). A dot at the start of a name needs nothing special (`*` matches `.env`).
+ * `/`, or only a trailing one, matches at any depth (`*.ts`, `build/`); one with a `/` before its end is
+ * anchored at the root (`src/*.ts`, `./a.py`, `/a.py`). A dot at the start of a name needs nothing
+ * special (`*` matches `.env`).
  */
 
 import { z } from "zod";
@@ -73,9 +74,9 @@ export const globSchema = z
   });
 
 function compileOne(pattern: string): Segment[] {
-  let body = pattern.replace(/^\.\//, "");
-  const anchored = body.includes("/");
-  body = body.replace(/^\/+/, "");
+  // a slash before the end anchors the pattern (`./a.py` and `/a.py` too); `src/` alone is any `src` folder
+  const anchored = pattern.replace(/\/+$/, "").includes("/");
+  const body = pattern.replace(/^\.\//, "").replace(/^\/+/, "");
   if (body === "") throw new GlobError(`glob ${JSON.stringify(pattern)} matches nothing`);
   const segments: Segment[] = body
     .split("/")

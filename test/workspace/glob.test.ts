@@ -34,6 +34,9 @@ describe("compileGlob", () => {
     expect(matched("src/")).toEqual(matched("src/**"));
     expect(matched("/lib/*")).toEqual(["lib/a.py", "lib/b.pyi"]);
     expect(matched("./lib/a.py")).toEqual(["lib/a.py"]);
+    expect(matched("./a.py")).toEqual([]);
+    expect(matched("/README.md")).toEqual(["README.md"]);
+    expect(matched("deep/")).toEqual(["src/lib/deep/more.tsx"]);
     expect(matched("**/deep/**")).toEqual(["src/lib/deep/more.tsx"]);
     expect(matched("lib")).toEqual([]);
   });
