@@ -25,7 +25,9 @@ function moduleOfPython(path: string): string {
 function typescriptReferences(file: string, text: string): References {
   const refs: References = new Set();
   const dir = posix.dirname(file);
-  for (const match of text.matchAll(/(?:\bfrom|\bimport|\brequire)\s*\(?\s*["'](\.{1,2}\/?[^"'\n]*)["']/g)) {
+  for (const match of text.matchAll(
+    /(?:\bfrom|\bimport|\brequire)\s*(?:\(\s*)?["'](\.{1,2}\/?[^"'\n]*)["']/g,
+  )) {
     const spec = match[1];
     if (!spec) continue;
     const resolved = posix.normalize(posix.join(dir, spec));
@@ -43,7 +45,10 @@ function pythonReferences(file: string, text: string): References {
     const base = pkg.slice(0, Math.max(0, pkg.length - (dots - 1)));
     return [...base, ...(rest ? [rest] : [])].join(".");
   };
-  for (const match of text.matchAll(/^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([^\n#]*)/gm)) {
+  // a run of blanks or dots is split one way only (every way was tried: quadratic in a long run)
+  const fromImport =
+    /^[ \t]*from(?:[ \t]+(?=[\w.])(\.*)(?!\.)([\w.]*)|[ \t])[ \t]+import[ \t]+\(?([^\n#]*)/gm;
+  for (const match of text.matchAll(fromImport)) {
     const module = absolute(match[1]?.length ?? 0, match[2] ?? "");
     if (module) refs.add(module);
     for (const name of (match[3] ?? "").split(",")) {
@@ -66,7 +71,9 @@ function pythonReferences(file: string, text: string): References {
 /** Import paths of a Go file, plus its own package folder. */
 function goReferences(file: string, text: string): References {
   const refs: References = new Set([`dir:${posix.dirname(file)}`]);
-  const blocks = [...text.matchAll(/\bimport\s*\(([^)]*)\)/g)].map((m) => m[1] ?? "");
+  // A block ends at a `)`: none starts after the last one (looking from each for one was quadratic).
+  const closed = text.slice(0, text.lastIndexOf(")") + 1);
+  const blocks = [...closed.matchAll(/\bimport\s*\(([^)]*)\)/g)].map((m) => m[1] ?? "");
   blocks.push(...[...text.matchAll(/\bimport\s+(?:[\w.]+\s+)?("[^"\n]+")/g)].map((m) => m[1] ?? ""));
   for (const block of blocks) {
     for (const m of block.matchAll(/"([^"\n]+)"/g)) if (m[1]) refs.add(`import:${m[1]}`);

@@ -3,11 +3,15 @@
  * edit touched, by a plain word search (no server involved).
  */
 
-/** Declarations in TypeScript/JavaScript, Python, Go and C: the declared name is the last group. */
+/**
+ * Declarations in TypeScript/JavaScript, Python, Go and C: the declared name is the last group. These
+ * patterns read one line: `^` starts one after \r, U+2028 and U+2029 too, so none reads past them (each
+ * such line read on to the next \n was quadratic).
+ */
 const DECLARATION =
-  /^[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?(?:async[ \t]+)?(?:def|class|func|function\*?|interface|type|enum|struct|const|let|var)[ \t]+(?:\([^)\n]*\)[ \t]*)?\*?([A-Za-z_$][\w$]*)/gm;
+  /^[ \t]*(?:export[ \t]+)?(?:default[ \t]+)?(?:async[ \t]+)?(?:def|class|func|function\*?|interface|type|enum|struct|const|let|var)[ \t]+(?:\([^)\n\r\u2028\u2029]*\)[ \t]*)?\*?([A-Za-z_$][\w$]*)/gm;
 /** A top-level assignment (Python module constants, `X = ...`). */
-const ASSIGNMENT = /^([A-Za-z_][\w]*)[ \t]*(?::[^=\n]*)?=(?!=)/gm;
+const ASSIGNMENT = /^([A-Za-z_][\w]*)[ \t]*(?::[^=\n\r\u2028\u2029]*)?=(?!=)/gm;
 /** A C-style function definition or prototype at the start of a line: `int name(`. */
 const C_FUNCTION = /^[A-Za-z_][\w \t*]*?[ \t*]([A-Za-z_]\w*)[ \t]*\(/gm;
 
@@ -90,11 +94,19 @@ function escapeWord(word: string): string {
   return word.replace(/[$]/g, "\\$");
 }
 
+/** Whole-word mentions of any of `symbols`; undefined when there are none. */
+function mentionPattern(symbols: readonly string[]): RegExp | undefined {
+  if (symbols.length === 0) return undefined;
+  return new RegExp(`(?<![\\w$])(?:${symbols.map(escapeWord).join("|")})(?![\\w$])`, "g");
+}
+
+function countMatches(text: string, pattern: RegExp | undefined): number {
+  return pattern ? (text.match(pattern)?.length ?? 0) : 0;
+}
+
 /** How often `text` mentions any of `symbols` as a whole word. */
 export function mentions(text: string, symbols: readonly string[]): number {
-  if (symbols.length === 0) return 0;
-  const pattern = new RegExp(`(?<![\\w$])(?:${symbols.map(escapeWord).join("|")})(?![\\w$])`, "g");
-  return text.match(pattern)?.length ?? 0;
+  return countMatches(text, mentionPattern(symbols));
 }
 
 /**
@@ -106,6 +118,9 @@ export function rankByRelevance(
   symbols: readonly string[],
   textOf: (path: string) => string | undefined,
 ): string[] {
-  const score = new Map(paths.map((path) => [path, mentions(textOf(path) ?? "", symbols)]));
+  // One pattern for every file: built again for each, it cost the symbols (every name of a big new file)
+  // times the importers.
+  const pattern = mentionPattern(symbols);
+  const score = new Map(paths.map((path) => [path, countMatches(textOf(path) ?? "", pattern)]));
   return [...paths].sort((a, b) => (score.get(b) ?? 0) - (score.get(a) ?? 0) || (a < b ? -1 : a > b ? 1 : 0));
 }

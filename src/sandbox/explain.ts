@@ -258,10 +258,15 @@ function limitNotes(result: SandboxResult, policy: SandboxPolicy): SandboxNote[]
 
 const ERRNO_TEXT = /permission denied|operation not permitted|read-only file system|\bE(ACCES|PERM|ROFS)\b/i;
 const EROFS_TEXT = /read-only file system|\bEROFS\b/i;
-/** The message shows a write (or a creation, removal, rename…), not a read. */
+/**
+ * The message shows a write (or a creation, removal, rename…), not a read. `open … for writing` is read
+ * up to the next `cannot open ` (`can't open `, `failed to open `…) unless `for writing` follows it,
+ * where the next try starts: reading on to the line's end from every `cannot open` was quadratic.
+ */
 const WRITE_CONTEXT =
-  /\b(cannot|can't|could not|couldn't|unable to|failed to) (create|touch|remove|delete|unlink|make|write|move|rename|copy|overwrite|lock|link|symlink|change|set|open [^:]* for writing)\b|, (mkdir|rmdir|unlink|rename|copyfile|cp|symlink|link|chmod|chown|lchown|utime|futime|mkdtemp|rm) '|^\s*(mkdir|rmdir|unlink|rename|remove|write|symlink|link|chmod|chown|create|creat)\b|\b(mkdir|rmdir|unlink|rename|remove|write|symlink|chmod|chown|create|creat) [^:\s]+: (permission denied|operation not permitted)/i;
-const QUOTED = /'([^'\n]+)'|"([^"\n]+)"|‘([^’\n]+)’|“([^”\n]+)”|`([^`\n]+)`/g;
+  /\b(cannot|can't|could not|couldn't|unable to|failed to) (create|touch|remove|delete|unlink|make|write|move|rename|copy|overwrite|lock|link|symlink|change|set|open (?:(?!\b(?:cannot|can't|could not|couldn't|unable to|failed to) open (?!for writing))[^:])* for writing)\b|, (mkdir|rmdir|unlink|rename|copyfile|cp|symlink|link|chmod|chown|lchown|utime|futime|mkdtemp|rm) '|^\s*(mkdir|rmdir|unlink|rename|remove|write|symlink|link|chmod|chown|create|creat)\b|\b(mkdir|rmdir|unlink|rename|remove|write|symlink|chmod|chown|create|creat) [^:\s]+: (permission denied|operation not permitted)/i;
+/** A curly quotation ends before the next opening one: each unclosed one read on to the line's end. */
+const QUOTED = /'([^'\n]+)'|"([^"\n]+)"|‘([^‘’\n]+)’|“([^“”\n]+)”|`([^`\n]+)`/g;
 const NOT_A_PATH =
   /^(E[A-Z]+|open|mkdir|rmdir|unlink|rename|copyfile|symlink|link|chmod|chown|utime|access|stat|lstat|scandir|readdir|write|read)$/;
 /** Errors of a command that tried to reach beyond the loopback (the only interface without --net). */

@@ -76,7 +76,8 @@ let lastParsed: { key: string; paths: TrackedPaths } | undefined;
 /** Object id length of the repository: 32 bytes for `objectFormat = sha256`, else 20. */
 async function objectIdBytes(commonDir: string): Promise<number> {
   const config = await readFile(join(commonDir, "config"), "utf8").catch(() => "");
-  return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? 32 : 20;
+  // blanks before the key on its own line only: `^\s*` read on over the blank lines after every line start
+  return /^[^\S\n\r\u2028\u2029]*objectformat\s*=\s*sha256\s*$/im.test(config) ? 32 : 20;
 }
 
 /**

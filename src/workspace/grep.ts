@@ -110,7 +110,9 @@ async function rawGrep(root: string, pattern: string, options: GrepOptions = {})
     .split("\n")
     .filter(Boolean)
     .map((line) => {
-      const match = /^(.*?):(\d+):(.*)$/.exec(line);
+      // `.` stops at a carriage return or line separator, where the pattern cannot match: it only went
+      // on trying after every `:N:` of the line (quadratic)
+      const match = /[\r\u2028\u2029]/.test(line) ? null : /^(.*?):(\d+):(.*)$/.exec(line);
       return { path: match?.[1] ?? "", line: Number(match?.[2] ?? 0), text: match?.[3] ?? "" };
     });
 }

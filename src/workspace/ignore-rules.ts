@@ -272,7 +272,10 @@ export async function findGitDir(root: string): Promise<{ gitDir: string; common
     return undefined;
   }
   const text = await readOptionalText(dotGit);
-  const match = text === undefined ? null : /^gitdir:\s*(.+?)\s*$/m.exec(text);
+  // The line's text without the blanks around it (one blank if it is nothing else, as `(.+?)\s*$` read
+  // it): not the shortest text before blanks and the line's end, which read a run of blanks again from
+  // each of them.
+  const match = text === undefined ? null : /^gitdir:\s*(\S(?:.*\S)?|.)\s*$/m.exec(text);
   if (!match?.[1]) return undefined;
   const gitDir = resolve(root, match[1]);
   const common = (await readOptionalText(join(gitDir, "commondir")))?.trim();

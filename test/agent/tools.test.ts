@@ -12,7 +12,7 @@ import {
   runCommandTool,
   searchCodeTool,
 } from "../../src/agent/tools/index.js";
-import type { AgentTool, ToolResult } from "../../src/agent/tools/types.js";
+import { type AgentTool, cleanPath, type ToolResult } from "../../src/agent/tools/types.js";
 import { alwaysApprove } from "../../src/sandbox/index.js";
 import { type Branch, fork } from "../../src/shadow/index.js";
 import { cleanup, copyExamples, fingerprint } from "../helpers/workspace.js";
@@ -182,4 +182,17 @@ describe("agent tools (on a branch of examples/)", () => {
     });
     expect(missing.ok).toBe(false);
   });
+});
+
+describe("cleanPath", () => {
+  it("normalizes the model's paths, a hostile one at once", () => {
+    expect(cleanPath("./src//a.ts", "/ws")).toBe("src//a.ts");
+    expect(cleanPath("/ws/src/", "/ws")).toBe("src");
+    expect(cleanPath("src///", "/ws")).toBe("src");
+    expect(cleanPath("./", "/ws")).toBe("");
+    expect(cleanPath("../x", "/ws")).toBeUndefined();
+    // Trailing slashes were looked for from every slash of a long run inside the path: seconds.
+    const path = `a${"/".repeat(200_000)}b`;
+    expect(cleanPath(path, "/ws")).toBe(path);
+  }, 10_000);
 });

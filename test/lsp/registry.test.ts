@@ -91,6 +91,40 @@ describe("DependentsIndex", () => {
     const index = new DependentsIndex(root, [".go"], "go");
     expect(await index.dependents("go/lib/lib.go", new Map(), 10)).toEqual(["go/lib/more.go", "go/main.go"]);
   });
+
+  it("reads a branch's hostile files at once, and their imports however they are spaced", async () => {
+    // A run of blanks, of dots or of unclosed `import(` in one file took seconds to minutes.
+    const ts = new DependentsIndex(root, [".ts", ".tsx"], "typescript");
+    const tsBranch = new Map([
+      ["web/src/big.ts", `from\t${"\t".repeat(130_000)}`],
+      ["web/src/late.ts", 'const m = await import ( "./math" );\n'],
+    ]);
+    expect(await ts.dependents("web/src/math.ts", tsBranch, 10)).toEqual([
+      "web/src/index.ts",
+      "web/src/late.ts",
+      "web/src/use.ts",
+    ]);
+    const py = new DependentsIndex(root, [".py"], "python");
+    const pyBranch = new Map([
+      ["py/pkg/big.py", `from .${".".repeat(150_000)}`],
+      ["py/pkg/spaced.py", "from  .mathx  import (add)\n"],
+    ]);
+    expect(await py.dependents("py/pkg/mathx.py", pyBranch, 10)).toEqual([
+      "py/pkg/rel.py",
+      "py/pkg/spaced.py",
+      "py/pkg/use.py",
+    ]);
+    const go = new DependentsIndex(root, [".go"], "go");
+    const goBranch = new Map([
+      ["go/big/big.go", "import(".repeat(80_000)],
+      ["go/cmd/cmd.go", 'package main\n\nimport (\n\t"example.com/m/lib" // the library (ours)\n)\n'],
+    ]);
+    expect(await go.dependents("go/lib/lib.go", goBranch, 10)).toEqual([
+      "go/cmd/cmd.go",
+      "go/lib/more.go",
+      "go/main.go",
+    ]);
+  }, 10_000);
 });
 
 describe("UriMapper", () => {

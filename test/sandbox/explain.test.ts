@@ -200,6 +200,28 @@ describe("errno texts on stderr that name a denied path", () => {
     ]);
   });
 
+  it("reads a write from the message around a quoted path, and a hostile line at once", () => {
+    const tool = "/home/dev/.config/tool";
+    const paths = (stderr: string) => fromStderr(stderr).map((note) => [note.rule, note.path]);
+    expect(paths(`sed: cannot open '${tool}/a' for writing: Permission denied`)).toEqual([
+      ["outside-writable-roots", `${tool}/a`],
+    ]);
+    expect(paths(`sed: cannot open '${tool}/a': Permission denied`)).toEqual([]); // a read
+    expect(paths(`sed: cannot open '${tool}/a' cannot open for writing: Permission denied`)).toEqual([
+      ["outside-writable-roots", `${tool}/a`],
+    ]);
+    expect(paths(`cp: cannot open ‘${tool}/b’ for writing: Permission denied`)).toEqual([
+      ["outside-writable-roots", `${tool}/b`],
+    ]);
+    expect(paths(`cp: cannot create “${tool}/c”: Permission denied`)).toEqual([
+      ["outside-writable-roots", `${tool}/c`],
+    ]);
+    // One line of output with many `can't open`, or many opening quotes, none closed: each was read on
+    // to the line's end (up to a megabyte of stderr is read: seconds to minutes).
+    expect(fromStderr(`permission denied ${"can't open ".repeat(60_000)}`)).toEqual([]);
+    expect(fromStderr(`permission denied ${"“‘".repeat(60_000)}`)).toEqual([]);
+  }, 10_000);
+
   it("resolves relative paths against the command's cwd", () => {
     const notes = explain(result({ stderr: "bash: hooks/pre-push: Read-only file system" }), policy(), {
       cwd: `${WS}/.git`,

@@ -1,7 +1,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  findGitDir,
   findGlobalExcludesFile,
   parseIgnoreFile,
   rebasePattern,
@@ -82,6 +83,25 @@ describe("findGlobalExcludesFile", () => {
       join(home, ".config", "git", "ignore"),
     );
   });
+});
+
+describe("findGitDir", () => {
+  it("follows a .git file's gitdir line as git writes it, and a hostile one at once", async () => {
+    const gitDirOf = async (text: string): Promise<string | undefined> => {
+      const root = makeTemp();
+      writeFileSync(join(root, ".git"), text);
+      const found = await findGitDir(root);
+      return found && relative(root, found.gitDir);
+    };
+    expect(await gitDirOf("gitdir: ../real/.git\n")).toBe("../real/.git");
+    expect(await gitDirOf("gitdir: x\r\n")).toBe("x");
+    expect(await gitDirOf("\ngitdir:   spaced path  \n")).toBe("spaced path");
+    expect(await gitDirOf("gitdir:\n  next/line\n")).toBe("next/line");
+    expect(await gitDirOf("nope\n")).toBeUndefined();
+    // The path's end was looked for by reading the run of blanks again from each of them: seconds.
+    const blanks = "\t".repeat(120_000);
+    expect(await gitDirOf(`gitdir:r${blanks}i\n`)).toBe(`r${blanks}i`);
+  }, 10_000);
 });
 
 describe("umbraIgnoreMatcher", () => {

@@ -75,6 +75,24 @@ describe.skipIf(!hasGit())("default-excluded folders that git tracks", () => {
     ]);
   });
 
+  it("reads the object format of a hostile or sha256 repository's config at once", async () => {
+    const root = join(makeTemp(), "repo");
+    writeTree(root, TREE);
+    git(root, "init", "-q");
+    git(root, "add", ...TRACKED);
+    // Blank lines, each of which the object-format pattern read on to the end of: seconds, minutes at 1 MiB.
+    const config = join(root, ".git", "config");
+    writeTree(root, { ".git/config": `${readFileSync(config, "utf8")}${"\n\t".repeat(100_000)}` });
+    expect(paths(await scan(root))).toEqual([...TRACKED].sort());
+
+    const sha256 = join(makeTemp(), "repo256");
+    writeTree(sha256, TREE);
+    git(sha256, "init", "-q", "--object-format=sha256");
+    git(sha256, "add", ...TRACKED);
+    expect(readFileSync(join(sha256, ".git", "config"), "utf8")).toMatch(/^\s+objectformat = sha256$/m);
+    expect(paths(await scan(sha256))).toEqual([...TRACKED].sort());
+  }, 10_000);
+
   it("treats a damaged index as no index", async () => {
     const root = join(makeTemp(), "repo");
     writeTree(root, TREE);

@@ -65,7 +65,8 @@ export interface PatchResult {
   files: PatchFileResult[];
 }
 
-const HUNK_HEADER = /^@@+\s*(?:-(\d+)(?:,(\d+))?)?\s*(?:\+(\d+)(?:,(\d+))?)?\s*@@+/;
+/** Each run of blanks belongs to one place (`\s*` around optional parts tried every split: cubic). */
+const HUNK_HEADER = /^@@+\s*(?:-(\d+)(?:,(\d+))?\s*)?(?:\+(\d+)(?:,(\d+))?\s*)?@@+/;
 
 function unquote(p: string): string {
   if (p.startsWith('"') && p.endsWith('"') && p.length >= 2) {

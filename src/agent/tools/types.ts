@@ -82,7 +82,8 @@ export function relativize(text: string, root: string): string {
 export function cleanPath(path: string, root: string): string | undefined {
   let rel = path.trim();
   if (rel.startsWith(`${root}/`)) rel = rel.slice(root.length + 1);
-  rel = rel.replace(/^\.\/+/, "").replace(/\/+$/, "");
+  // (?<!\/): a trailing run of slashes is looked for from its first one only, not from every slash
+  rel = rel.replace(/^\.\/+/, "").replace(/(?<!\/)\/+$/, "");
   if (rel === "." || rel === "") return "";
   if (rel.startsWith("/") || rel.split("/").includes("..")) return undefined;
   return rel;

@@ -66,7 +66,11 @@ const quotedName: NameReader = (node) => {
 
 /** A type written in the source, reduced to its base name: `*pkg.Stack[T]` → `Stack`, `a::B<T>` → `B`. */
 function baseTypeName(text: string): string {
-  const head = text.replace(/[<[(].*$/s, "").replace(/^[\s*&]+|\s+$/g, "");
+  // trimEnd, not `\s+$`: that read a run of blanks inside the text again from each of them
+  const head = text
+    .replace(/[<[(].*$/s, "")
+    .replace(/^[\s*&]+/, "")
+    .trimEnd();
   const parts = head.split(/::|\./);
   return (parts[parts.length - 1] ?? head).replace(/^(?:mut|const|dyn)\s+/, "").trim();
 }

@@ -89,7 +89,12 @@ interface Node {
   children: Node[];
 }
 
-const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+/**
+ * `## Title ##`. The title is the shortest that leaves only a closing sequence and blanks, so it is empty
+ * or ends in a character that is not a blank: it is read in steps of blanks and one such character, not
+ * character by character (which read the blanks after each again: cubic in a long run of them).
+ */
+const ATX = /^ {0,3}(#{1,6})(?:[ \t]+((?:[ \t]*[^ \t\n\r\u2028\u2029])*?))?(?:[ \t]+#+)?[ \t]*$/;
 const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
@@ -141,7 +146,8 @@ function headings(
   for (let row = 0; row < lines.length; row++) {
     if (fenced[row] || blank[row]) continue;
     const line = lines[row] ?? "";
-    const atx = ATX.exec(line);
+    // ATX cannot match a line separator, and looking for one way around it was quadratic
+    const atx = /[\n\r\u2028\u2029]/.test(line) ? null : ATX.exec(line);
     if (atx?.[1]) {
       out.push({ row, last: row, level: atx[1].length, title: cleanTitle(atx[2] ?? "") });
       continue;

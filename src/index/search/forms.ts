@@ -96,9 +96,11 @@ export function phraseForms(text: string, isStopWord: (word: string) => boolean)
 
 /**
  * `obj.member` in prose: a name, a dot, a whole name not followed by another (not `e.g.`, not a version
- * such as `v1.2`, not `pkg.sub.module`); no backtracking into the member, so linear in the text.
+ * such as `v1.2`, not `pkg.sub.module`); no backtracking into the member, so linear in the text. A name
+ * starts where no name character precedes it: `$` included, or a name was tried again from every `$` in
+ * it, each time to its end.
  */
-const MEMBER_ACCESS = /(?<![\w.])([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]+)(?![\w$])(?!\.[A-Za-z_$])/g;
+const MEMBER_ACCESS = /(?<![\w$.])([A-Za-z_$][\w$]*)\.([A-Za-z_$][\w$]+)(?![\w$])(?!\.[A-Za-z_$])/g;
 
 /**
  * Members a question names the way code writes them (`c.json`, `app.route`, `ctx.redirect`), with the

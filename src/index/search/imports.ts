@@ -36,6 +36,33 @@ function joinRelative(base: string, specifier: string): string | undefined {
   return parts.join("/");
 }
 
+/**
+ * `from X import Y`: X's leading dots and the rest of its name (a run of blanks or dots is split one way
+ * only), then Y, a parenthesised list (over lines) or the rest of the line.
+ */
+const FROM_IMPORT =
+  /^[ \t]*from(?:[ \t]+(?=[\w.])(\.*)(?!\.)([\w.]*)|[ \t])[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)/gm;
+/** FROM_IMPORT where no `)` follows, so no list can close there. */
+const FROM_IMPORT_UNCLOSED =
+  /^[ \t]*from(?:[ \t]+(?=[\w.])(\.*)(?!\.)([\w.]*)|[ \t])[ \t]+import[ \t]+([^\n#]*)/gm;
+
+/**
+ * The matches of FROM_IMPORT in `text`. After the text's last `)` they are read without looking for a
+ * list's `)`: the search from every `from … import (` to the end of the text was quadratic.
+ */
+function fromImports(text: string): RegExpExecArray[] {
+  const found: RegExpExecArray[] = [];
+  const lastClose = text.lastIndexOf(")");
+  for (let at = 0; ; ) {
+    const pattern = at > lastClose ? FROM_IMPORT_UNCLOSED : FROM_IMPORT;
+    pattern.lastIndex = at;
+    const match = pattern.exec(text);
+    if (!match) return found;
+    found.push(match);
+    at = pattern.lastIndex;
+  }
+}
+
 function pythonTargets(path: string, text: string): ImportTarget[] {
   const targets: ImportTarget[] = [];
   const module = (dotted: string, base?: string): ImportTarget | undefined => {
@@ -49,7 +76,7 @@ function pythonTargets(path: string, text: string): ImportTarget[] {
     for (let i = 1; i < dots && base !== undefined; i++) base = base === "" ? undefined : dirOf(base);
     return base;
   };
-  for (const m of text.matchAll(/^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)/gm)) {
+  for (const m of fromImports(text)) {
     const dots = (m[1] ?? "").length;
     const base = dots > 0 ? packageBase(dots) : undefined;
     if (dots > 0 && base === undefined) continue;
@@ -85,7 +112,7 @@ function pythonTargets(path: string, text: string): ImportTarget[] {
 function javascriptTargets(path: string, text: string): ImportTarget[] {
   const targets: ImportTarget[] = [];
   const pattern =
-    /(?:\bfrom[ \t]*|\bimport[ \t]*\(?[ \t]*|\brequire[ \t]*\([ \t]*|^[ \t]*import[ \t]+)["'](\.{1,2}\/[^"'\n]*)["']/gm;
+    /(?:\bfrom[ \t]*|\bimport[ \t]*(?:\([ \t]*)?|\brequire[ \t]*\([ \t]*|^[ \t]*import[ \t]+)["'](\.{1,2}\/[^"'\n]*)["']/gm;
   for (const m of text.matchAll(pattern)) {
     const joined = joinRelative(dirOf(path), m[1] ?? "");
     if (joined === undefined) continue;
@@ -119,7 +146,8 @@ function rustTargets(path: string, text: string): ImportTarget[] {
   const name = path.slice(path.lastIndexOf("/") + 1);
   const ownDir = /^(?:lib|main|mod)\.rs$/.test(name) ? dirOf(path) : path.replace(/\.rs$/, "");
   const targets: ImportTarget[] = [];
-  for (const m of text.matchAll(/^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?mod[ \t]+(\w+)[ \t]*;/gm)) {
+  // `pub(crate)`, `pub(in path)`: up to the next parenthesis, so that no line reads on to a far `)`
+  for (const m of text.matchAll(/^[ \t]*(?:pub(?:\([^()]*\))?[ \t]+)?mod[ \t]+(\w+)[ \t]*;/gm)) {
     const child = ownDir ? `${ownDir}/${m[1]}` : (m[1] ?? "");
     targets.push({ exact: [`${child}.rs`, `${child}/mod.rs`] });
   }
@@ -141,7 +169,9 @@ function javaTargets(text: string, extension: string): ImportTarget[] {
 
 function goTargets(text: string): ImportTarget[] {
   const specs: string[] = [];
-  for (const block of text.matchAll(/^import[ \t]*\(([\s\S]*?)\)/gm))
+  // A block ends at a `)`: none starts after the last one (looking from each for one was quadratic).
+  const closed = text.slice(0, text.lastIndexOf(")") + 1);
+  for (const block of closed.matchAll(/^import[ \t]*\(([\s\S]*?)\)/gm))
     for (const m of (block[1] ?? "").matchAll(/"([^"\n]+)"/g)) specs.push(m[1] ?? "");
   for (const m of text.matchAll(/^import[ \t]+(?:\w+[ \t]+)?"([^"\n]+)"/gm)) specs.push(m[1] ?? "");
   return specs.map((spec) => ({ directory: spec, extensions: [".go"] }));

@@ -57,7 +57,8 @@ const JS_FRAME = /at (?:([\w$.<>]+) )?\(?((?:[A-Za-z]:)?[^\s():]+\.[A-Za-z]+):(\
 /** A link to a line of a file in a repository (`…/blob/<ref>/path/to/file.py#L35`): a pointer like a frame. */
 const LINE_LINK =
   /https?:\/\/(?:github\.com|gitlab\.com|bitbucket\.org)\/[^\s/]+\/[^\s/]+\/(?:-\/)?(?:blob|src)\/[^\s/]+\/([^\s#?]+)#L(\d+)/g;
-const GO_FRAME = /^\s*\/?((?:[\w.-]+\/)*[\w.-]+\.go):(\d+)/gm;
+/** Indented by blanks, not by blank lines: `^\s*` went on over the blank lines after every line start. */
+const GO_FRAME = /^[^\S\n\r\u2028\u2029]*\/?((?:[\w.-]+\/)*[\w.-]+\.go):(\d+)/gm;
 /** `at com.example.Foo.bar(Foo.java:42)`: the package names the folders of the file. */
 const JAVA_FRAME = /\bat ((?:[\w$]+\.)+)([\w$<>]+)\(([\w$-]+\.(?:java|kt|scala|groovy)):(\d+)\)/g;
 const DOTTED = /\b[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\b/g;
@@ -69,7 +70,13 @@ const LITERALS = new Set(["True", "False", "None", "true", "false", "null", "nil
 const NAME_SPAN = /`([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\(\))?`/g;
 const CODE_SPAN = /```[\s\S]*?```|`[^`\n]+`/g;
 
-const KEY_VALUE_LINE = /^\s*[-*]?\s*[A-Za-z0-9_.() -]{1,40}\s*[:=]\s*\S.{0,80}$/;
+/**
+ * `key: value` (a bullet, a key of 1 to 40 name characters or spaces, `:` or `=`, a short value), read so
+ * that no run of blanks can be shared among the parts in more than one way (that was quadratic in a long
+ * line of blanks): a key starts with a name character, or is blanks only (the second alternative).
+ */
+const KEY_VALUE_LINE =
+  /^\s*(?:[-*]\s*)?[A-Za-z0-9_.()-][A-Za-z0-9_.() -]{0,39}\s*[:=]\s*\S.{0,80}$|^(?:\s*[-*])?[^\S ]* \s*[:=]\s*\S.{0,80}$/;
 const DETAILS_BLOCK = /<details>[\s\S]*?<\/details>/gi;
 
 /**
@@ -101,7 +108,7 @@ export function looksLikeCode(identifier: string): boolean {
   return (
     identifier.includes("_") ||
     /[a-z][A-Z]/.test(identifier) ||
-    /[A-Z]{2,}[a-z]/.test(identifier) ||
+    /[A-Z]{2}[a-z]/.test(identifier) ||
     /^[A-Z][a-z]+[A-Z]/.test(identifier) ||
     /[A-Za-z][0-9]/.test(identifier)
   );

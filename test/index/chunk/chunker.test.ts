@@ -481,6 +481,18 @@ describe("markdown", () => {
     expect(plain.map((chunk) => chunk.symbol)).toEqual([""]);
   });
 
+  it("reads headings whatever their blanks, and hostile heading lines at once", async () => {
+    const doc = "# a#\n\ntext\n\n#    Spaced   title   ##  \n\nbody\n\n#\n\nz\n\n# Line\u2028sep\n\nq\n";
+    const chunks = await chunkFile("doc.md", doc, { maxTokens: 8, minTokens: 0 });
+    expect(chunks.map((chunk) => chunk.symbol)).toEqual(["a#", "Spaced title", ""]);
+    // The heading pattern went back over a long run of blanks from each of its characters: seconds for a
+    // title with 100,000 blanks in it, cubic (minutes) for blanks before a line separator.
+    const long = await chunkFile("long.md", `# x${" ".repeat(150_000)}y\n`);
+    expect(long.map((chunk) => chunk.symbol)).toEqual(["x y"]);
+    const separated = await chunkFile("separated.md", `#\t${" ".repeat(4_000)}\u2028x\n`);
+    expect(separated.map((chunk) => chunk.symbol)).toEqual([""]);
+  }, 10_000);
+
   it("splits a big section by paragraphs, later pieces carrying the heading", async () => {
     const paragraphs = Array.from(
       { length: 12 },

@@ -496,6 +496,18 @@ describe("every function form is a symbol with its full path", () => {
     for (const symbol of expected) expect(found, `${path}: ${found.join(" | ")}`).toContain(symbol);
   });
 
+  it("a receiver or impl type with a long run of blanks in it is named at once", async () => {
+    // Trimming the type's trailing blanks went over the run again from each of its blanks: seconds.
+    const blanks = " ".repeat(120_000);
+    expect(await symbols("a.go", `package p\n\nfunc (s *p${blanks}.Stack) Push() {\n\treturn\n}\n`)).toEqual([
+      "Stack > Push",
+    ]);
+    expect(await symbols("a.rs", `impl a${blanks}::B {\n    fn f(&self) {}\n}\n`)).toEqual(["B"]);
+    expect(await symbols("b.go", "package p\n\nfunc (s * Stack ) Push() {\n\treturn\n}\n")).toEqual([
+      "Stack > Push",
+    ]);
+  }, 10_000);
+
   it("a callback passed to a call is not a symbol, nor an object without functions", async () => {
     const ts = await symbols("app.ts", TYPESCRIPT);
     expect(ts.some((symbol) => symbol.includes("doubled") || symbol.includes("settings"))).toBe(false);

@@ -47,4 +47,17 @@ describe("memberAccesses", () => {
   it("leaves abbreviations, versions and dotted module paths", () => {
     expect(memberAccesses("e.g. in v1.2, see pkg.sub.module and i.e. this")).toEqual([]);
   });
+
+  it("reads names with $ whole, and a long run of them at once", () => {
+    expect(memberAccesses("call $scope.apply or $.ajax, then foo$bar.baz and _private.x_y")).toEqual([
+      { written: "$scope.apply", member: "apply" },
+      { written: "$.ajax", member: "ajax" },
+      { written: "foo$bar.baz", member: "baz" },
+      { written: "_private.x_y", member: "x_y" },
+    ]);
+    // A name was tried again after every `$` in it, each time to its end: seconds for a query of the
+    // engine's largest size (100,000 characters).
+    expect(memberAccesses("$".repeat(100_000))).toEqual([]);
+    expect(memberAccesses(`${"a$".repeat(50_000)}.b`)).toEqual([]);
+  }, 10_000);
 });

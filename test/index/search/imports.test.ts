@@ -100,6 +100,27 @@ describe("ImportResolver", () => {
     expect(files.resolve("lib/app.rb", "require_relative 'helpers'\n", "ruby")).toEqual(["lib/helpers.rb"]);
   });
 
+  it("reads hostile files of an indexable size (at most 1 MiB) at once", () => {
+    // Each took seconds to minutes: a regular expression went back over the same long run of dots,
+    // blanks or lines from every place it could start.
+    const files = resolver(["pkg/a.py", "src/tax.ts", "src/parser.rs", "internal/store/store.go"]);
+    expect(files.resolve("pkg/b.py", `from .${".".repeat(150_000)}`, "python")).toEqual([]);
+    expect(files.resolve("pkg/b.py", "from a import (\n".repeat(50_000), "python")).toEqual([]);
+    expect(files.resolve("src/app.ts", `import\t${"\t".repeat(120_000)}`, "typescript")).toEqual([]);
+    expect(files.resolve("src/lib.rs", "pub(\n".repeat(80_000), "rust")).toEqual([]);
+    expect(files.resolve("cmd/main.go", "import(\n".repeat(100_000), "go")).toEqual([]);
+    // and what they stand for is still read
+    expect(files.resolve("pkg/b.py", "from  . import (\n  a,  # the (first) one\n)\n", "python")).toEqual([
+      "pkg/a.py",
+    ]);
+    expect(files.resolve("src/app.ts", 'const tax = await import ( "./tax" );\n', "typescript")).toEqual([
+      "src/tax.ts",
+    ]);
+    expect(files.resolve("src/lib.rs", "pub(crate) mod parser;\n", "rust")).toEqual(["src/parser.rs"]);
+    const go = 'import (\n\t"example.com/shop/internal/store" // the store (sql)\n)\nfunc f() (int, error)\n';
+    expect(files.resolve("cmd/main.go", go, "go")).toEqual(["internal/store/store.go"]);
+  }, 10_000);
+
   it("does not count a file as importing itself", () => {
     const files = resolver(["pkg/a.py"]);
     expect(files.resolve("pkg/a.py", "from pkg import a\n", "python")).toEqual([]);

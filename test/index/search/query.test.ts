@@ -94,6 +94,34 @@ describe("parseQuery", () => {
     expect(looksLikeCode("Pix2Sky")).toBe(true);
     expect(looksLikeCode("models")).toBe(false);
   });
+
+  it("reads environment dumps and Go frames however they are indented", () => {
+    const dump = parseQuery(
+      "merge fails\n\n  - python version : 3.8\n* numpy= 1.19\n\tpandas:\t1.1.0\n   : 0.16\nsee also\n",
+    );
+    expect(dump.terms.has("numpy")).toBe(false);
+    expect(dump.terms.has("pandas")).toBe(false);
+    expect(dump.terms.has("merge")).toBe(true);
+    const go = parseQuery(
+      "panic: boom\n\n\n  \n\t/home/me/proj/main.go:8 +0x1d\nmain.main()\n  cmd/run.go:14\n",
+    );
+    expect(go.frames).toEqual([
+      { path: "home/me/proj/main.go", line: 8 },
+      { path: "cmd/run.go", line: 14 },
+    ]);
+    expect(looksLikeCode("HTTPServer")).toBe(true);
+    expect(looksLikeCode("HTTP")).toBe(false);
+  });
+
+  it("reads a hostile query of the size the engine takes (100,000 characters) at once", () => {
+    // Each once took seconds (backtracking): a bullet and blanks with no `key: value` after them
+    // (stripNoise), blank lines with no Go frame after them, one long upper-case word (looksLikeCode).
+    const size = 100_000;
+    expect(parseQuery(`*${" \t".repeat(size / 2 - 1)}\u0000`).frames).toEqual([]);
+    expect(parseQuery(`:${"\n".repeat(size - 1)}`).frames).toEqual([]);
+    expect(parseQuery("A".repeat(size)).identifiers).toEqual([]);
+    expect(looksLikeCode(`${"A".repeat(size)}b`)).toBe(true);
+  }, 10_000);
 });
 
 describe("reciprocalRankFusion", () => {
