@@ -19,6 +19,46 @@ function call(name: string, input: Record<string, unknown>, ok: boolean, output 
     { type: "tool-result", step: n, id, name, ok, output },
   ];
 }
+/** A finished task's result: `passed` also in its visible tests, else failed as a wrong solution. */
+function taskResult(
+  id: string,
+  category: string,
+  { passed = true, toolCalls = {} }: { passed?: boolean; toolCalls?: Record<string, number> } = {},
+): TaskResult {
+  return {
+    id,
+    category,
+    passed,
+    visiblePassed: passed,
+    status: "done",
+    message: "",
+    failure: passed ? null : "wrong-solution",
+    signals: [],
+    testsEdited: [],
+    changedFiles: [],
+    modelCalls: 1,
+    inputTokens: 1,
+    outputTokens: 1,
+    steps: 1,
+    toolCalls,
+    hiddenTail: "",
+  };
+}
+
+/** An Exercism exercise in `dir`: its config's `files`, its instructions and files ([name, text] pairs). */
+async function writeExercise(
+  dir: string,
+  files: { solution: string[]; test: string[]; example: string[] },
+  instructions: string,
+  contents: [string, string][],
+): Promise<void> {
+  await mkdir(join(dir, ".meta"), { recursive: true });
+  await mkdir(join(dir, ".docs"), { recursive: true });
+  await writeFile(join(dir, ".docs", "instructions.md"), instructions);
+  await writeFile(join(dir, ".meta", "config.json"), JSON.stringify({ files }));
+  for (const [name, text] of contents) await writeFile(join(dir, name), text);
+}
+
 function input(records: SessionRecord[], extra: Partial<TaxonomyInput> = {}): TaxonomyInput {
   return {
     records,
@@ -102,24 +142,7 @@ describe("McNemar and --compare", () => {
     expect(large.p).toBeCloseTo(0.00268, 4);
   });
   it("pairs tasks by id, overall and per category", () => {
-    const task = (id: string, category: string, passed: boolean): TaskResult => ({
-      id,
-      category,
-      passed,
-      visiblePassed: passed,
-      status: "done",
-      message: "",
-      failure: passed ? null : "wrong-solution",
-      signals: [],
-      testsEdited: [],
-      changedFiles: [],
-      modelCalls: 1,
-      inputTokens: 1,
-      outputTokens: 1,
-      steps: 1,
-      toolCalls: {},
-      hiddenTail: "",
-    });
+    const task = (id: string, category: string, passed: boolean) => taskResult(id, category, { passed });
     const a = summarize(
       [task("t1", "py", false), task("t2", "py", true), task("t3", "js", false), task("t4", "js", false)],
       "model",
@@ -150,46 +173,40 @@ describe("Exercism adapter", () => {
   beforeAll(async () => {
     dir = await tempDir("exercism");
     ({ home, env } = await testEnv());
-    const js = join(dir, "javascript", "exercises", "practice", "two-fer");
-    await mkdir(join(js, ".meta"), { recursive: true });
-    await mkdir(join(js, ".docs"), { recursive: true });
-    await writeFile(join(js, ".docs", "instructions.md"), "Say two-fer.\n");
-    await writeFile(
-      join(js, ".meta", "config.json"),
-      JSON.stringify({
-        files: { solution: ["two-fer.js"], test: ["two-fer.spec.js"], example: [".meta/proof.ci.js"] },
-      }),
+    await writeExercise(
+      join(dir, "javascript", "exercises", "practice", "two-fer"),
+      { solution: ["two-fer.js"], test: ["two-fer.spec.js"], example: [".meta/proof.ci.js"] },
+      "Say two-fer.\n",
+      [
+        [
+          "two-fer.js",
+          "export const twoFer = () => {\n  throw new Error('Remove this statement and implement this function');\n};\n",
+        ],
+        [
+          ".meta/proof.ci.js",
+          "export const twoFer = (name = 'you') => 'One for ' + name + ', one for me.';\n",
+        ],
+        [
+          "two-fer.spec.js",
+          "import { twoFer } from './two-fer';\n\ndescribe('twoFer', () => {\n  test('no name', () => {\n    expect(twoFer()).toEqual('One for you, one for me.');\n  });\n  xtest('a name', () => {\n    expect(twoFer('Alice')).toBe('One for Alice, one for me.');\n    expect(() => { throw new Error('boom'); }).toThrow('boom');\n  });\n});\n",
+        ],
+      ],
     );
-    await writeFile(
-      join(js, "two-fer.js"),
-      "export const twoFer = () => {\n  throw new Error('Remove this statement and implement this function');\n};\n",
-    );
-    await writeFile(
-      join(js, ".meta", "proof.ci.js"),
-      "export const twoFer = (name = 'you') => 'One for ' + name + ', one for me.';\n",
-    );
-    await writeFile(
-      join(js, "two-fer.spec.js"),
-      "import { twoFer } from './two-fer';\n\ndescribe('twoFer', () => {\n  test('no name', () => {\n    expect(twoFer()).toEqual('One for you, one for me.');\n  });\n  xtest('a name', () => {\n    expect(twoFer('Alice')).toBe('One for Alice, one for me.');\n    expect(() => { throw new Error('boom'); }).toThrow('boom');\n  });\n});\n",
-    );
-    const py = join(dir, "python", "exercises", "practice", "leap");
-    await mkdir(join(py, ".meta"), { recursive: true });
-    await mkdir(join(py, ".docs"), { recursive: true });
-    await writeFile(join(py, ".docs", "instructions.md"), "Is it a leap year?\n");
-    await writeFile(
-      join(py, ".meta", "config.json"),
-      JSON.stringify({
-        files: { solution: ["leap.py"], test: ["leap_test.py"], example: [".meta/example.py"] },
-      }),
-    );
-    await writeFile(join(py, "leap.py"), "def leap_year(year):\n    pass\n");
-    await writeFile(
-      join(py, ".meta", "example.py"),
-      "def leap_year(year):\n    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)\n",
-    );
-    await writeFile(
-      join(py, "leap_test.py"),
-      "import unittest\nfrom leap import leap_year\n\nclass LeapTest(unittest.TestCase):\n    def test_2000(self):\n        self.assertIs(leap_year(2000), True)\n\n    def test_1900(self):\n        self.assertIs(leap_year(1900), False)\n",
+    await writeExercise(
+      join(dir, "python", "exercises", "practice", "leap"),
+      { solution: ["leap.py"], test: ["leap_test.py"], example: [".meta/example.py"] },
+      "Is it a leap year?\n",
+      [
+        ["leap.py", "def leap_year(year):\n    pass\n"],
+        [
+          ".meta/example.py",
+          "def leap_year(year):\n    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)\n",
+        ],
+        [
+          "leap_test.py",
+          "import unittest\nfrom leap import leap_year\n\nclass LeapTest(unittest.TestCase):\n    def test_2000(self):\n        self.assertIs(leap_year(2000), True)\n\n    def test_1900(self):\n        self.assertIs(leap_year(1900), False)\n",
+        ],
+      ],
     );
   });
   afterAll(async () => {
@@ -222,24 +239,6 @@ describe("Exercism adapter", () => {
 });
 
 describe("names from tasks and models that are members of Object.prototype", () => {
-  const result = (id: string, category: string, toolCalls: Record<string, number>): TaskResult => ({
-    id,
-    category,
-    passed: id !== "t2",
-    visiblePassed: true,
-    status: "done",
-    message: "",
-    failure: id !== "t2" ? null : "wrong-solution",
-    signals: [],
-    testsEdited: [],
-    changedFiles: [],
-    modelCalls: 1,
-    inputTokens: 1,
-    outputTokens: 1,
-    steps: 1,
-    toolCalls,
-    hiddenTail: "",
-  });
   // what the results file gives back: own keys, whatever their names
   const calls = (text: string) => JSON.parse(text) as Record<string, number>;
 
@@ -248,10 +247,10 @@ describe("names from tasks and models that are members of Object.prototype", () 
     try {
       const { summary } = summarize(
         [
-          result("t1", "__proto__", {}),
-          result("t2", "constructor", {}),
-          result("t3", "__proto__", {}),
-          result("t4", "toString", {}),
+          taskResult("t1", "__proto__"),
+          taskResult("t2", "constructor", { passed: false }),
+          taskResult("t3", "__proto__"),
+          taskResult("t4", "toString"),
         ],
         "model",
         "m",
@@ -277,8 +276,8 @@ describe("names from tasks and models that are members of Object.prototype", () 
   it("reports tool calls named like members of Object.prototype with their counts", () => {
     const results = summarize(
       [
-        result("t1", "py", calls('{"constructor": 2, "__proto__": 1, "read_file": 1}')),
-        result("t3", "py", calls('{"constructor": 1, "__proto__": 2}')),
+        taskResult("t1", "py", { toolCalls: calls('{"constructor": 2, "__proto__": 1, "read_file": 1}') }),
+        taskResult("t3", "py", { toolCalls: calls('{"constructor": 1, "__proto__": 2}') }),
       ],
       "model",
       "m",
@@ -315,18 +314,15 @@ describe("names from tasks and models that are members of Object.prototype", () 
       ]);
       expect(Object.entries(task?.solution ?? {})).toEqual([["__proto__", "solution\n"]]);
 
-      const exercise = join(dir, "exercism", "python", "exercises", "practice", "proto");
-      await mkdir(join(exercise, ".meta"), { recursive: true });
-      await mkdir(join(exercise, ".docs"), { recursive: true });
-      await writeFile(join(exercise, ".docs", "instructions.md"), "Do it.\n");
-      await writeFile(
-        join(exercise, ".meta", "config.json"),
-        JSON.stringify({
-          files: { solution: ["__proto__"], test: ["__proto__"], example: [".meta/example"] },
-        }),
+      await writeExercise(
+        join(dir, "exercism", "python", "exercises", "practice", "proto"),
+        { solution: ["__proto__"], test: ["__proto__"], example: [".meta/example"] },
+        "Do it.\n",
+        [
+          ["__proto__", "the tests\n"],
+          [".meta/example", "the solution\n"],
+        ],
       );
-      await writeFile(join(exercise, "__proto__"), "the tests\n");
-      await writeFile(join(exercise, ".meta", "example"), "the solution\n");
       const [loaded] = await loadTaskSet(join(dir, "exercism"));
       expect(Object.entries(loaded?.hidden.files ?? {})).toEqual([["__proto__", "the tests\n"]]);
       expect(Object.entries(loaded?.solution ?? {})).toEqual([["__proto__", "the solution\n"]]);

@@ -40,11 +40,10 @@ function joinRelative(base: string, specifier: string): string | undefined {
  * `from X import Y`: X's leading dots and the rest of its name (a run of blanks or dots is split one way
  * only), then Y, a parenthesised list (over lines) or the rest of the line.
  */
-const FROM_IMPORT =
-  /^[ \t]*from(?:[ \t]+(?=[\w.])(\.*)(?!\.)([\w.]*)|[ \t])[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)/gm;
+const FROM_HEAD = String.raw`^[ \t]*from(?:[ \t]+(?=[\w.])(\.*)(?!\.)([\w.]*)|[ \t])[ \t]+import[ \t]+`;
+const FROM_IMPORT = new RegExp(String.raw`${FROM_HEAD}(\([^)]*\)|[^\n#]*)`, "gm");
 /** FROM_IMPORT where no `)` follows, so no list can close there. */
-const FROM_IMPORT_UNCLOSED =
-  /^[ \t]*from(?:[ \t]+(?=[\w.])(\.*)(?!\.)([\w.]*)|[ \t])[ \t]+import[ \t]+([^\n#]*)/gm;
+const FROM_IMPORT_UNCLOSED = new RegExp(String.raw`${FROM_HEAD}([^\n#]*)`, "gm");
 
 /**
  * The matches of FROM_IMPORT in `text`. After the text's last `)` they are read without looking for a
