@@ -54,26 +54,61 @@ export function ripgrepArgs(root: string, pattern: string, options: GrepOptions 
   return [...args, "--", pattern, options.below ? `./${options.below}` : "."];
 }
 
-/** The matches of ripgrep's --json output (a cut last line is left out). */
+/** ripgrep's `--json` text: UTF-8 as `text`, other bytes as base64 `bytes` (read as UTF-8, lossily). */
+interface RipgrepData {
+  text?: string;
+  bytes?: string;
+}
+
+/**
+ * The matches of ripgrep's --json output (a cut last line is left out). A line that is not UTF-8 is read
+ * lossily; a match in a file whose name is not UTF-8 is left out (no path could name that file again).
+ */
 export function parseRipgrep(stdout: string): GrepMatch[] {
   const matches: GrepMatch[] = [];
   for (const line of stdout.split("\n")) {
     if (!line) continue;
-    let event: {
-      type: string;
-      data: { path?: { text?: string }; line_number?: number; lines?: { text?: string } };
-    };
+    let event: { type: string; data: { path?: RipgrepData; line_number?: number; lines?: RipgrepData } };
     try {
       event = JSON.parse(line);
     } catch {
       continue;
     }
-    if (event.type !== "match") continue;
+    const path = event.data?.path?.text;
+    if (event.type !== "match" || path === undefined) continue;
+    const lines = event.data.lines;
+    const text = lines?.text ?? Buffer.from(lines?.bytes ?? "", "base64").toString("utf8");
     matches.push({
-      path: (event.data.path?.text ?? "").replace(/^\.\//, ""),
+      path: path.replace(/^\.\//, ""),
       line: event.data.line_number ?? 0,
-      text: (event.data.lines?.text ?? "").replace(/\r?\n$/, ""),
+      text: text.replace(/\r?\n$/, ""),
     });
+  }
+  return matches;
+}
+
+/**
+ * The matches of `git grep -z -n` output: each is `path NUL line NUL text LF`. The path may hold any byte
+ * but NUL (a newline, `:12:`), the text none of NUL and LF (-I leaves binary files out), so the output is
+ * read field by field rather than line by line. A carriage return before the LF is dropped, as ripgrep's is.
+ */
+export function parseGitGrep(stdout: string): GrepMatch[] {
+  const matches: GrepMatch[] = [];
+  let at = 0;
+  while (at < stdout.length) {
+    const pathEnd = stdout.indexOf("\0", at);
+    const lineEnd = pathEnd < 0 ? -1 : stdout.indexOf("\0", pathEnd + 1);
+    if (lineEnd < 0) break;
+    let textEnd = stdout.indexOf("\n", lineEnd + 1);
+    if (textEnd < 0) textEnd = stdout.length;
+    const line = Number(stdout.slice(pathEnd + 1, lineEnd));
+    if (Number.isInteger(line) && line > 0)
+      matches.push({
+        path: stdout.slice(at, pathEnd),
+        line,
+        text: stdout.slice(lineEnd + 1, stdout[textEnd - 1] === "\r" ? textEnd - 1 : textEnd),
+      });
+    at = textEnd + 1;
   }
   return matches;
 }
@@ -97,7 +132,7 @@ async function rawGrep(root: string, pattern: string, options: GrepOptions = {})
     if (rg.code !== 0 && rg.code !== 1) throw new Error(`rg failed: ${rg.stderr.trim().split("\n")[0]}`);
     return parseRipgrep(rg.stdout);
   }
-  const gitArgs = ["grep", "-n", "-I", "--untracked", options.fixed ? "-F" : "-E"];
+  const gitArgs = ["grep", "-z", "-n", "-I", "--untracked", options.fixed ? "-F" : "-E"];
   if (options.ignoreCase) gitArgs.push("-i");
   const git = await run(
     "git",
@@ -106,13 +141,5 @@ async function rawGrep(root: string, pattern: string, options: GrepOptions = {})
   );
   if (git.code !== 0 && git.code !== 1)
     throw new Error(`neither ripgrep nor git grep could search ${root}: ${git.stderr.trim()}`);
-  return git.stdout
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => {
-      // `.` stops at a carriage return or line separator, where the pattern cannot match: it only went
-      // on trying after every `:N:` of the line (quadratic)
-      const match = /[\r\u2028\u2029]/.test(line) ? null : /^(.*?):(\d+):(.*)$/.exec(line);
-      return { path: match?.[1] ?? "", line: Number(match?.[2] ?? 0), text: match?.[3] ?? "" };
-    });
+  return parseGitGrep(git.stdout);
 }
