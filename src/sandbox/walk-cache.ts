@@ -71,8 +71,12 @@ export interface WalkCheck {
   below: WalkSummary;
 }
 
-/** 6: the form of 5, but a cache of 5 may leave out a folder named `__proto__` (its check too): not used. */
-const CACHE_VERSION = 6;
+/**
+ * 7: the form of 5; the rules are matched by ignore-match.ts, which decides some patterns otherwise than
+ * the `ignore` package did (as git does), so a cache of 6 may hide what they no longer match or not hide
+ * what they do: not used. (6: a cache of 5 may leave out a folder named `__proto__`.)
+ */
+const CACHE_VERSION = 7;
 
 const LISTS = ["ignoreFiles", "dirs", "excluded", "hidden"] as const;
 const OPTIONAL_LISTS = ["keep", "codeWorkspaces"] as const;

@@ -15,8 +15,8 @@
  */
 import { type Dirent, lstatSync, readdirSync, type Stats, statSync } from "node:fs";
 import { join, sep } from "node:path";
-import type { Ignore } from "ignore";
 import { DEFAULT_EXCLUDED_DIRS, excludedDirMatcher } from "../workspace/excluded-dirs.js";
+import type { IgnoreRules } from "../workspace/ignore-match.js";
 import {
   extendRules,
   IGNORE_FILE_NAMES,
@@ -144,10 +144,10 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
   const list = (
     abs: string,
     rel: string,
-    rulesFor: (names: readonly string[]) => () => Ignore | undefined,
+    rulesFor: (names: readonly string[]) => () => IgnoreRules | undefined,
     stamp: string,
     excluded: boolean,
-  ): { record: FolderRecord; rules: () => Ignore | undefined } | undefined => {
+  ): { record: FolderRecord; rules: () => IgnoreRules | undefined } | undefined => {
     let entries: Dirent[];
     try {
       entries = readdirSync(abs, { withFileTypes: true });
@@ -234,7 +234,7 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
   const visit = (
     abs: string,
     rel: string,
-    parentRules: () => Ignore | undefined,
+    parentRules: () => IgnoreRules | undefined,
     fresh: boolean,
     excluded: boolean,
   ): void => {
@@ -245,7 +245,7 @@ export function findWorkspacePaths(root: string, options: FindWorkspacePathsOpti
     const old = fresh ? undefined : cached.get(rel);
     const ownRules = (names: readonly string[]) => rulesOf(abs, rel, names, parentRules);
     let record: FolderRecord | undefined;
-    let rules: () => Ignore | undefined;
+    let rules: () => IgnoreRules | undefined;
     let childrenFresh = fresh;
     if (
       old &&
@@ -324,9 +324,9 @@ function rulesOf(
   abs: string,
   rel: string,
   names: readonly string[],
-  parentRules: () => Ignore | undefined,
-): () => Ignore | undefined {
-  let memo: { rules: Ignore | undefined } | undefined;
+  parentRules: () => IgnoreRules | undefined,
+): () => IgnoreRules | undefined {
+  let memo: { rules: IgnoreRules | undefined } | undefined;
   return () => {
     if (!memo) {
       const patterns = [];

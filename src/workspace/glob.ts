@@ -28,7 +28,11 @@ export class GlobError extends Error {
   override readonly name = "GlobError";
 }
 
-type Token =
+/**
+ * One step of a segment's pattern, each but `star` taking exactly one character: what matchSegment reads.
+ * Exported for the gitignore matcher (ignore-match.ts), which reads git's syntax into the same tokens.
+ */
+export type Token =
   | { kind: "char"; char: string }
   | { kind: "any" }
   | { kind: "star" }
@@ -44,20 +48,6 @@ export function compileGlob(pattern: string): (path: string) => boolean {
     const segments = path.split("/");
     return compiled.some((glob) => matchSegments(glob, segments));
   };
-}
-
-/**
- * One name against one segment of a gitignore pattern (wildcards, sets and escapes; no braces, no `/`),
- * as git's wildmatch reads it; a segment that cannot be read matches nothing.
- */
-export function segmentMatches(pattern: string, name: string, { ignoreCase = false } = {}): boolean {
-  const fold = (text: string) => (ignoreCase ? text.toLowerCase() : text);
-  try {
-    return matchSegment(tokens(fold(pattern), pattern), fold(name));
-  } catch (error) {
-    if (error instanceof GlobError) return false;
-    throw error;
-  }
 }
 
 /** A glob as a parameter at a boundary (the engine's API, an agent's tool): refused when it cannot be read. */
@@ -133,18 +123,19 @@ function readSet(segment: string, start: number): { token: Token; end: number } 
   return undefined;
 }
 
-function matchesOne(token: Exclude<Token, { kind: "star" }>, char: string): boolean {
+/** Whether a token other than `star` takes `char`. */
+export function matchesOne(token: Exclude<Token, { kind: "star" }>, char: string): boolean {
   if (token.kind === "char") return token.char === char;
   if (token.kind === "any") return true;
-  const inSet = token.ranges.some(([low, high]) => low <= char && char <= high);
-  return inSet !== token.negated;
+  for (const [low, high] of token.ranges) if (low <= char && char <= high) return !token.negated;
+  return token.negated;
 }
 
 /**
  * One segment against one name: on a mismatch, back up to the last `*` and let it take one more
  * character. Every other token takes exactly one character, which is what makes that enough.
  */
-function matchSegment(pattern: readonly Token[], name: string): boolean {
+export function matchSegment(pattern: readonly Token[], name: string): boolean {
   let p = 0;
   let n = 0;
   let star = -1;

@@ -1,30 +1,18 @@
 import { execFile } from "node:child_process";
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import type { Ignore } from "ignore";
 import { errorCode } from "./errors.js";
-import { segmentMatches } from "./glob.js";
+import { IgnoreRules, type SourcedPattern, segmentMatches } from "./ignore-match.js";
 import { readIfRegular } from "./rooted.js";
 
-// The matcher (CommonJS, cached by require) is loaded on first use: a search in a workspace without
-// ignore files, the common case, does not need it (~13 ms of its start).
-const load = createRequire(import.meta.url);
-const ignore = (options: import("ignore").Options): Ignore =>
-  (load("ignore") as typeof import("ignore"))(options);
+export type { SourcedPattern } from "./ignore-match.js";
 
 /** Ignore files honoured in every folder of a workspace, in the order they are applied (later wins). */
 export const GIT_IGNORE_FILES = [".gitignore"] as const;
 export const UMBRA_IGNORE_FILES = [".cursorignore", ".umbraignore"] as const;
 export const IGNORE_FILE_NAMES: ReadonlySet<string> = new Set([...GIT_IGNORE_FILES, ...UMBRA_IGNORE_FILES]);
-
-export interface SourcedPattern {
-  pattern: string;
-  /** The ignore file the pattern came from, as reported in `SkippedEntry.detail`. */
-  mark: string;
-}
 
 /**
  * The rules in force in one folder. Git rules (.gitignore, .git/info/exclude, global excludes) and umbra
@@ -32,8 +20,8 @@ export interface SourcedPattern {
  * other excludes: a path is skipped when either set excludes it.
  */
 export interface IgnoreContext {
-  git?: Ignore;
-  umbra?: Ignore;
+  git?: IgnoreRules;
+  umbra?: IgnoreRules;
 }
 
 const IGNORE_CASE = process.platform === "darwin" || process.platform === "win32";
@@ -44,11 +32,25 @@ function escapeGlob(literal: string): string {
   return escaped.startsWith("#") || escaped.startsWith("!") ? `\\${escaped}` : escaped;
 }
 
-/** Removes trailing spaces that are not escaped with a backslash, as git does. */
-function trimTrailingSpaces(line: string): string {
-  let end = line.length;
-  while (end > 0 && line[end - 1] === " " && line[end - 2] !== "\\") end--;
-  return line.slice(0, end);
+/**
+ * One line of an ignore file as git reads it: without the CR before its LF, cut at a NUL (git reads it as
+ * a C string), and without trailing spaces unless escaped (`a\ ` keeps one, `a\\ ` none: there the
+ * backslash is escaped, not the space).
+ */
+function readLine(line: string): string {
+  const withoutCr = line.endsWith("\r") ? line.slice(0, -1) : line;
+  const nul = withoutCr.indexOf("\0");
+  const text = nul < 0 ? withoutCr : withoutCr.slice(0, nul);
+  let trailingSpaces = -1;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === " ") {
+      if (trailingSpaces < 0) trailingSpaces = i;
+      continue;
+    }
+    if (text[i] === "\\" && ++i === text.length) return text;
+    trailingSpaces = -1;
+  }
+  return trailingSpaces < 0 ? text : text.slice(0, trailingSpaces);
 }
 
 /**
@@ -58,7 +60,7 @@ function trimTrailingSpaces(line: string): string {
  * Returns undefined for blank lines, comments and patterns that match nothing.
  */
 export function rebasePattern(line: string, baseDir: string): string | undefined {
-  const trimmed = trimTrailingSpaces(line.endsWith("\r") ? line.slice(0, -1) : line);
+  const trimmed = readLine(line);
   if (trimmed === "" || trimmed.startsWith("#")) return undefined;
   if (baseDir === "") return trimmed;
   const negative = trimmed.startsWith("!");
@@ -82,7 +84,7 @@ export function rebasePattern(line: string, baseDir: string): string | undefined
  * Patterns that cannot reach below the root are dropped.
  */
 export function rebaseFromAncestor(line: string, prefix: readonly string[]): string | undefined {
-  const trimmed = trimTrailingSpaces(line.endsWith("\r") ? line.slice(0, -1) : line);
+  const trimmed = readLine(line);
   if (trimmed === "" || trimmed.startsWith("#")) return undefined;
   const negative = trimmed.startsWith("!");
   const body = negative ? trimmed.slice(1) : trimmed;
@@ -148,13 +150,11 @@ export function parseIgnoreFile(text: string, baseDir: string, source: string): 
 
 /** A rule set holding the parent's rules followed by `patterns` (which take precedence). */
 export function extendRules(
-  parent: Ignore | undefined,
+  parent: IgnoreRules | undefined,
   patterns: readonly SourcedPattern[],
-): Ignore | undefined {
+): IgnoreRules | undefined {
   if (patterns.length === 0) return parent;
-  const next = ignore({ ignorecase: IGNORE_CASE });
-  if (parent) next.add(parent);
-  return next.add(patterns);
+  return parent ? parent.extend(patterns) : IgnoreRules.compile(patterns, { ignoreCase: IGNORE_CASE });
 }
 
 /**
@@ -164,9 +164,8 @@ export function extendRules(
 export function matchIgnore(context: IgnoreContext, relPath: string, isDir: boolean): string | undefined {
   const subject = isDir ? `${relPath}/` : relPath;
   for (const rules of [context.umbra, context.git]) {
-    if (!rules) continue;
-    const result = rules.test(subject);
-    if (result.ignored) return result.rule?.mark ?? "ignore file";
+    const verdict = rules?.test(subject);
+    if (verdict?.ignored) return verdict.mark;
   }
   return undefined;
 }
@@ -292,7 +291,7 @@ export async function findInfoExclude(root: string): Promise<string | undefined>
  * The umbra rules of a folder as they are now: `(path, isDir)` tells whether its .umbraignore /
  * .cursorignore files (nested, git syntax) match the workspace-relative `path` or a folder above it.
  * The ignore files are read from `root` without following any link, each folder's once per matcher:
- * make a new matcher to see later edits. A name the matcher cannot take matches nothing.
+ * make a new matcher to see later edits.
  */
 export function umbraIgnoreMatcher(root: string): (path: string, isDir?: boolean) => Promise<boolean> {
   const contexts = new Map<string, Promise<IgnoreContext>>();
@@ -319,11 +318,7 @@ export function umbraIgnoreMatcher(root: string): (path: string, isDir?: boolean
     const parts = path.split("/");
     for (let i = 1; i <= parts.length; i++) {
       const sub = parts.slice(0, i).join("/");
-      try {
-        if (matchIgnore(await context(parentFolder(sub)), sub, i < parts.length || isDir)) return true;
-      } catch {
-        // a name the matcher cannot take (it names no pattern either)
-      }
+      if (matchIgnore(await context(parentFolder(sub)), sub, i < parts.length || isDir)) return true;
     }
     return false;
   };

@@ -40,6 +40,17 @@ describe("rebasePattern", () => {
     expect(rebasePattern("x\\ ", "s")).toBe("s/**/x\\ ");
   });
 
+  it("reads a line as git does at the root too: spaces escaped or not, and a NUL ending it", () => {
+    expect(rebasePattern("x  ", "")).toBe("x");
+    expect(rebasePattern("x\\   ", "")).toBe("x\\ ");
+    // the backslash is escaped, not the space after it
+    expect(rebasePattern("x\\\\ ", "")).toBe("x\\\\");
+    expect(rebasePattern("x \\", "")).toBe("x \\");
+    // git reads the line as a C string
+    expect(rebasePattern("secret\0junk ", "")).toBe("secret");
+    expect(rebasePattern("secret \0junk", "s")).toBe("s/**/secret");
+  });
+
   it("marks each parsed pattern with its source and ignores a BOM", () => {
     expect(parseIgnoreFile("\ufeff*.a\r\n\n#c\n/b\n", "s", "s/.gitignore")).toEqual([
       { pattern: "s/**/*.a", mark: "s/.gitignore" },
