@@ -2,11 +2,12 @@
  * The hunks of a file's change, numbered as in its unified diff (base → branch, 3 lines of context, as
  * src/shadow/diff.ts writes it), and the base with only some of them applied (a partial accept).
  */
-import { applyPatch, structuredPatch } from "diff";
+import { applyPatch } from "diff";
+import { linePatch } from "../workspace/line-diff.js";
 import { AcceptError } from "./errors.js";
 
 function patchOf(base: string, branch: string) {
-  return structuredPatch("a", "b", base, branch, undefined, undefined, { context: 3 });
+  return linePatch(base, branch, 3);
 }
 
 /** How many hunks the change `base` → `branch` has. */

@@ -6,8 +6,8 @@ import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { diffArrays } from "diff";
 import { PRIVATE_FILE } from "../config/private.js";
+import { keptLines } from "../workspace/line-diff.js";
 import { AcceptError } from "./errors.js";
 
 /** How conflicts are settled: not at all (reported), the user's side, the agent's, or markers in the text. */
@@ -125,15 +125,7 @@ export function conflictHunks(ours: string, output: string): ConflictHunk[] {
   const user = splitLines(ours);
   const out = splitLines(output);
   // output line index → user line index, for lines the two have in common
-  const toUser = new Map<number, number>();
-  let u = 0;
-  let o = 0;
-  for (const part of diffArrays(user, out)) {
-    const n = part.count ?? part.value.length;
-    if (part.added) o += n;
-    else if (part.removed) u += n;
-    else for (let k = 0; k < n; k++) toUser.set(o++, u++);
-  }
+  const toUser = keptLines(out, user);
   return regions(out).map((region) => {
     const mapped: number[] = [];
     for (let k = region.start + 1; k <= region.start + region.yours.length; k++) {

@@ -1,4 +1,4 @@
-import { diffArrays } from "diff";
+import { keptLines } from "../workspace/line-diff.js";
 import type { Diag } from "./types.js";
 
 /** Maps a 1-based line of the old text to its line in the new text; undefined when it was edited away. */
@@ -17,38 +17,13 @@ function splitLines(text: string): string[] {
 export function lineMapping(oldText: string, newText: string): LineMap {
   const before = splitLines(oldText);
   const after = splitLines(newText);
-  let prefix = 0;
-  while (prefix < before.length && prefix < after.length && before[prefix] === after[prefix]) prefix++;
-  let suffix = 0;
-  while (
-    suffix < before.length - prefix &&
-    suffix < after.length - prefix &&
-    before[before.length - 1 - suffix] === after[after.length - 1 - suffix]
-  ) {
-    suffix++;
-  }
-  const middle = new Map<number, number>();
-  const oldMiddle = before.slice(prefix, before.length - suffix);
-  const newMiddle = after.slice(prefix, after.length - suffix);
-  if (oldMiddle.length > 0 && newMiddle.length > 0) {
-    let oldLine = prefix + 1;
-    let newLine = prefix + 1;
-    for (const part of diffArrays(oldMiddle, newMiddle)) {
-      const count = part.value.length;
-      if (part.added) newLine += count;
-      else if (part.removed) oldLine += count;
-      else {
-        for (let i = 0; i < count; i++) middle.set(oldLine + i, newLine + i);
-        oldLine += count;
-        newLine += count;
-      }
-    }
-  }
+  const kept = keptLines(before, after);
   const shift = after.length - before.length;
+  // a line past the old text's end moves with it
   return (line) => {
-    if (line <= prefix) return line;
-    if (line > before.length - suffix) return line + shift;
-    return middle.get(line);
+    if (line > before.length) return line + shift;
+    const at = kept.get(line - 1);
+    return at === undefined ? undefined : at + 1;
   };
 }
 

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { deflateSync } from "node:zlib";
-import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
+import { formatPatch, OMIT_HEADERS } from "diff";
 import { extendRules, type IgnoreContext, matchIgnore, parseIgnoreFile } from "../workspace/ignore-rules.js";
+import { linePatch } from "../workspace/line-diff.js";
 import type { ChangeDetail, GitMode, Side } from "./changes.js";
 import { joinRel, parentOf } from "./relpath.js";
 
@@ -163,14 +164,10 @@ function formatLarge(change: Loaded, limit: number): string {
   return `${out.join("\n")}\n`;
 }
 
-function hunks(oldPath: string, newPath: string, oldText: string, newText: string, context: number): string {
-  const patch = createTwoFilesPatch(oldPath, newPath, oldText, newText, undefined, undefined, {
-    context,
-    headerOptions: FILE_HEADERS_ONLY,
-  });
-  // createTwoFilesPatch starts with its own ---/+++ lines; git's are written by the caller.
-  const lines = patch.split("\n");
-  return lines.slice(2).join("\n");
+/** The hunks of a text change (git's ---/+++ lines are written by the caller). */
+function hunks(oldText: string, newText: string, context: number): string {
+  const patch = linePatch(oldText, newText, context);
+  return patch.hunks.length === 0 ? "" : formatPatch(patch, OMIT_HEADERS);
 }
 
 /** `--- a/x` / `+++ b/x`, with git's trailing tab for names that contain a space. */
@@ -213,7 +210,7 @@ function formatOne(change: Loaded, options: Required<Pick<DiffOptions, "binary" 
     return `${out.join("\n")}\n`;
   }
   out.push(fileHeader("---", fromName), fileHeader("+++", toName));
-  return `${out.join("\n")}\n${hunks(fromName, toName, oldText, newText, options.context)}`;
+  return `${out.join("\n")}\n${hunks(oldText, newText, options.context)}`;
 }
 
 function formatRename(from: Loaded, to: Loaded): string {

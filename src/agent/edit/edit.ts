@@ -1,5 +1,6 @@
 /** Search/replace edits: exact first, then line-based stages that tolerate whitespace and indentation drift. */
-import { diffArrays } from "diff";
+
+import { diffLines } from "../../workspace/line-diff.js";
 import {
   buildRegion,
   type Candidate,
@@ -38,10 +39,8 @@ const MAX_LISTED = 5;
 /** Ops turning the search lines into the replacement lines; equal lines are kept. */
 export function opsFor(search: string[], replace: string[]): Op[] {
   const ops: Op[] = [];
-  for (const change of diffArrays(search, replace)) {
-    const kind = change.added ? "add" : change.removed ? "del" : "keep";
-    for (const text of change.value) ops.push({ kind, text });
-  }
+  for (const { kind, lines } of diffLines(search, replace))
+    for (const text of lines) ops.push({ kind, text });
   return ops;
 }
 
