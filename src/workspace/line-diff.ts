@@ -89,8 +89,8 @@ class Changes {
   push(kind: LineChange["kind"], lines: readonly string[]): void {
     if (lines.length === 0) return;
     const last = this.runs.at(-1);
-    if (last?.kind === kind) last.lines.push(...lines);
-    else this.runs.push({ kind, lines: [...lines] });
+    if (last?.kind !== kind) this.runs.push({ kind, lines: [...lines] });
+    else for (const line of lines) last.lines.push(line); // not push(...lines): a million arguments throw
   }
 }
 
