@@ -106,10 +106,36 @@ function contiguous(start: number, n: number): number[] {
 }
 
 /** All candidates of one stage. */
+/**
+ * Where `pattern` occurs in `lines` (overlapping occurrences too), by Knuth–Morris–Pratt: time ≤ lines +
+ * pattern, where comparing at every start took lines × pattern (a long block against a long file whose
+ * lines repeat).
+ */
+export function occurrences(lines: readonly string[], pattern: readonly string[]): number[] {
+  const n = pattern.length;
+  const found: number[] = [];
+  if (n === 0) return found;
+  // border[j]: the length of the longest proper prefix of pattern[0..j] that is also its suffix
+  const border = new Array<number>(n).fill(0);
+  for (let j = 1, k = 0; j < n; j++) {
+    while (k > 0 && pattern[j] !== pattern[k]) k = border[k - 1] as number;
+    if (pattern[j] === pattern[k]) k++;
+    border[j] = k;
+  }
+  for (let i = 0, k = 0; i < lines.length; i++) {
+    while (k > 0 && lines[i] !== pattern[k]) k = border[k - 1] as number;
+    if (lines[i] === pattern[k]) k++;
+    if (k === n) {
+      found.push(i - n + 1);
+      k = border[k - 1] as number;
+    }
+  }
+  return found;
+}
+
 function candidatesAt(doc: Doc, cache: NormCache, ops: Op[], stage: MatchStage): Candidate[] {
   const search = searchLines(ops);
   const n = search.length;
-  const N = doc.lines.length;
   const out: Candidate[] = [];
   if (n === 0) return out;
   if (stage === "context-line") {
@@ -129,10 +155,7 @@ function candidatesAt(doc: Doc, cache: NormCache, ops: Op[], stage: MatchStage):
           : collapseWs;
   const file = cache.get(norm);
   const s = search.map(norm);
-  for (let p = 0; p + n <= N; p++) {
-    let j = 0;
-    while (j < n && file[p + j] === s[j]) j++;
-    if (j < n) continue;
+  for (const p of occurrences(file, s)) {
     const map = contiguous(p, n);
     let tab = 4;
     if (stage === "indentation" || stage === "whitespace") {
@@ -356,16 +379,6 @@ export function buildRegion(doc: Doc, ops: Op[], cand: Candidate): Line[] {
   return out;
 }
 
-function sameLines(a: Line[], b: Line[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i];
-    const y = b[i];
-    if (!x || !y || x.text !== y.text || x.eol !== y.eol) return false;
-  }
-  return true;
-}
-
 export interface LocateOptions {
   /** 0-based line where the block is expected; breaks a tie only when exactly one candidate starts there. */
   hint?: number;
@@ -373,6 +386,9 @@ export interface LocateOptions {
   notBefore?: number;
   stages?: readonly MatchStage[];
 }
+
+/** Places of an edit compared for the same outcome at most (past them it is ambiguous anyway). */
+const MAX_COMPARED_PLACEMENTS = 100;
 
 export function locate(doc: Doc, ops: Op[], options: LocateOptions = {}): LocateResult {
   const cache = new NormCache(doc.lines);
@@ -387,12 +403,15 @@ export function locate(doc: Doc, ops: Op[], options: LocateOptions = {}): Locate
     const placements: Placement[] = [];
     for (const c of cands) {
       const lines = buildRegion(doc, ops, c);
-      // Two places whose outcome is the same file are not a choice.
-      const dup = placements.some(
-        (p) =>
-          p.candidate.start - c.start === p.candidate.end - c.end &&
-          sameRegionOutcome(doc, p, { candidate: c, lines }),
-      );
+      // Two places whose outcome is the same file are not a choice (past a hundred the edit is ambiguous
+      // whatever they are: the rest are counted, not compared, which took places² for a repetitive file).
+      const dup =
+        placements.length < MAX_COMPARED_PLACEMENTS &&
+        placements.some(
+          (p) =>
+            p.candidate.start - c.start === p.candidate.end - c.end &&
+            sameRegionOutcome(doc, p, { candidate: c, lines }),
+        );
       if (!dup) placements.push({ candidate: c, lines });
     }
     const only = placements[0];
@@ -407,17 +426,29 @@ export function locate(doc: Doc, ops: Op[], options: LocateOptions = {}): Locate
   return { kind: "not-found" };
 }
 
-/** Whether two placements with regions of equal length produce the same file. */
+/**
+ * Whether two placements with regions of equal length produce the same file: the lines from the first
+ * region's start to the last one's end compared one by one as each placement would leave them, up to the
+ * first that differs (building both, a search block that matches every few lines of a long file took
+ * hours: places × places × lines).
+ */
 function sameRegionOutcome(doc: Doc, a: Placement, b: Placement): boolean {
   if (a.lines.length !== b.lines.length) return false;
   const lo = Math.min(a.candidate.start, b.candidate.start);
   const hi = Math.max(a.candidate.end, b.candidate.end);
-  const render = (p: Placement): Line[] => [
-    ...doc.lines.slice(lo, p.candidate.start),
-    ...p.lines,
-    ...doc.lines.slice(p.candidate.end, hi),
-  ];
-  return sameLines(render(a), render(b));
+  const lineOf = (p: Placement, i: number): Line | undefined => {
+    const before = p.candidate.start - lo;
+    if (i < before) return doc.lines[lo + i];
+    if (i < before + p.lines.length) return p.lines[i - before];
+    return doc.lines[p.candidate.end + i - before - p.lines.length];
+  };
+  const length = hi - lo - (a.candidate.end - a.candidate.start) + a.lines.length;
+  for (let i = 0; i < length; i++) {
+    const x = lineOf(a, i);
+    const y = lineOf(b, i);
+    if (!x || !y || x.text !== y.text || x.eol !== y.eol) return false;
+  }
+  return true;
 }
 
 /** Replaces the candidate's region in place. */

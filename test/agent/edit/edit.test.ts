@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { applyEdit } from "../../../src/agent/edit/index.js";
+import { occurrences } from "../../../src/agent/edit/match.js";
 
 const PY = ["def a():", "    x = 1", "    y = 2", "    return x", "", "def b():", "    pass", ""].join("\n");
 
@@ -179,5 +180,52 @@ describe("misses", () => {
   test("new lines follow the file's indentation character", () => {
     const r = ok(applyEdit("def f():\n    return 1\n", "def f():\n", "def f():\n\tx = 2\n"));
     expect(r.text).toBe("def f():\n    x = 2\n    return 1\n");
+  });
+});
+
+describe("applyEdit on a long repetitive file", () => {
+  // a file whose lines repeat every 7, and a block that matches every 7th line with other indentation
+  const original = `${Array.from({ length: 20_000 }, (_, i) => `    line ${i % 7} value`).join("\n")}\n`;
+  const block = Array.from({ length: 50 }, (_, i) => `line ${i % 7} value`).join("\n");
+
+  test("reports the ambiguity at once, and replaceAll changes every place", () => {
+    const start = performance.now();
+    const r = applyEdit(original, block, "x");
+    // comparing every place with every other for the same outcome, lines apart, took minutes
+    expect(performance.now() - start).toBeLessThan(10_000);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.reason).toBe("ambiguous");
+    expect(r.message).toContain("matches 2851 places");
+  }, 20_000);
+
+  test("finds a place the same way whatever the lines between: the one that is not repeated", () => {
+    const lines = original.split("\n");
+    lines[14_000] = "    the one line";
+    const r = ok(applyEdit(lines.join("\n"), "  the one line\n  line 1 value", "changed"));
+    const changed = r.text.split("\n");
+    expect(changed[14_000]?.trim()).toBe("changed");
+    expect(changed[14_001]).toBe("    line 2 value");
+  }, 20_000);
+});
+
+describe("occurrences", () => {
+  test("finds every start, overlapping ones too, as comparing at each start does", () => {
+    let state = 3;
+    const next = () => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state / 2147483648;
+    };
+    for (let t = 0; t < 500; t++) {
+      const letters = 1 + Math.floor(next() * 3);
+      const word = () => String.fromCharCode(97 + Math.floor(next() * letters));
+      const lines = Array.from({ length: Math.floor(next() * 30) }, word);
+      const pattern = Array.from({ length: 1 + Math.floor(next() * 4) }, word);
+      const naive: number[] = [];
+      for (let p = 0; p + pattern.length <= lines.length; p++)
+        if (pattern.every((line, j) => lines[p + j] === line)) naive.push(p);
+      expect(occurrences(lines, pattern)).toEqual(naive);
+    }
+    expect(occurrences(["a", "a", "a"], [])).toEqual([]);
   });
 });
