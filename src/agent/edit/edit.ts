@@ -1,5 +1,4 @@
 /** Search/replace edits: exact first, then line-based stages that tolerate whitespace and indentation drift. */
-
 import { diffLines } from "../../workspace/line-diff.js";
 import {
   buildRegion,

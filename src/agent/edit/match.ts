@@ -105,7 +105,6 @@ function contiguous(start: number, n: number): number[] {
   return Array.from({ length: n }, (_, j) => start + j);
 }
 
-/** All candidates of one stage. */
 /**
  * Where `pattern` occurs in `lines` (overlapping occurrences too), by Knuth–Morris–Pratt: time ≤ lines +
  * pattern, where comparing at every start took lines × pattern (a long block against a long file whose
@@ -133,6 +132,7 @@ export function occurrences(lines: readonly string[], pattern: readonly string[]
   return found;
 }
 
+/** All candidates of one stage. */
 function candidatesAt(doc: Doc, cache: NormCache, ops: Op[], stage: MatchStage): Candidate[] {
   const search = searchLines(ops);
   const n = search.length;
